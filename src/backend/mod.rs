@@ -1,0 +1,173 @@
+//! The interface between the runner and whatever executes collectives (host threads, NCCL on
+//! GPUs, MPI). A backend owns the local ranks' buffers and an in-order queue per rank (a CUDA
+//! stream, or a worker thread); the runner only enqueues calls, waits, and reads or writes
+//! buffers while the queues are idle.
+
+use crate::collective::Collective;
+use crate::dtype::DataType;
+use crate::error::Error;
+use crate::op::RedOp;
+use std::time::{Duration, Instant};
+
+pub mod host;
+
+/// Which of a rank's two allocations a pointer refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Buf {
+    /// The send allocation.
+    Send,
+    /// The receive allocation (also the shared buffer of in-place calls).
+    Recv,
+}
+
+/// A pointer into one of a rank's allocations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufPtr {
+    /// Which allocation.
+    pub buf: Buf,
+    /// Byte offset from the allocation's start.
+    pub offset: usize,
+}
+
+/// The arguments of one local rank for one collective call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankArgs {
+    /// Send pointer.
+    pub send: BufPtr,
+    /// Receive pointer.
+    pub recv: BufPtr,
+}
+
+/// One collective call on every local rank, as NCCL would receive it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// Which collective.
+    pub coll: Collective,
+    /// Element type.
+    pub dtype: DataType,
+    /// Reduction operator (ignored by data-movement collectives).
+    pub op: RedOp,
+    /// Root rank (ignored by unrooted collectives).
+    pub root: usize,
+    /// The NCCL count argument (see [`crate::collective::Shape::count`]).
+    pub count: usize,
+    /// Per local rank pointers, indexed by local rank.
+    pub ranks: Vec<RankArgs>,
+}
+
+/// A point in a rank queue's timeline, recorded by [`Backend::record_event`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventId(pub usize);
+
+/// A recorded sequence of calls that can be replayed (CUDA graphs; `-G`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphId(pub usize);
+
+/// One local rank's device, for the `# Using devices` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Global rank.
+    pub rank: usize,
+    /// Split group (color).
+    pub group: usize,
+    /// Process id.
+    pub pid: u32,
+    /// Short host name.
+    pub hostname: String,
+    /// Device ordinal.
+    pub device: i32,
+    /// PCI domain, bus, device.
+    pub pci: (u32, u32, u32),
+    /// Device name.
+    pub name: String,
+}
+
+/// Static facts about a backend instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BackendInfo {
+    /// `host`, `nccl`, `mpi`.
+    pub name: &'static str,
+    /// Total ranks in the communicator.
+    pub nranks: usize,
+    /// Global rank of local rank 0; local rank i is global rank `first_rank + i`.
+    pub first_rank: usize,
+    /// Number of ranks this process drives.
+    pub local_ranks: usize,
+    /// Extra `#` header lines (e.g. the host backend's warning that numbers are not NCCL's).
+    pub header_lines: Vec<String>,
+    /// NCCL header version code, when the backend talks to NCCL.
+    pub nccl_headers: Option<i32>,
+    /// NCCL runtime version code, when the backend talks to NCCL.
+    pub nccl_library: Option<i32>,
+    /// Bytes of memory a rank may allocate in total, when known.
+    pub memory_per_rank: Option<u64>,
+}
+
+/// Executes collectives for the local ranks.
+///
+/// Calls are enqueued in order on every local rank's queue; [`Backend::wait`] blocks until all
+/// queues drain. [`Backend::fill`] and [`Backend::inspect`] may only be used while the queues are
+/// idle (after `wait`).
+pub trait Backend {
+    /// Facts about this instance.
+    fn info(&self) -> &BackendInfo;
+
+    /// One entry per local rank.
+    fn devices(&self) -> Vec<DeviceInfo>;
+
+    /// Whether this backend can run `dtype` with `op` (library version limits).
+    fn supports(&self, dtype: DataType, op: RedOp) -> bool;
+
+    /// Allocates (or re-allocates) every local rank's send and receive buffers.
+    fn allocate(&mut self, send_bytes: usize, recv_bytes: usize) -> Result<(), Error>;
+
+    /// Lets `f` write `len` bytes at `offset` of a local rank's allocation.
+    fn fill(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), Error>;
+
+    /// Lets `f` read `len` bytes at `offset` of a local rank's allocation.
+    fn inspect(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), Error>;
+
+    /// Opens an aggregation group (`ncclGroupStart`).
+    fn group_start(&mut self) -> Result<(), Error>;
+
+    /// Closes an aggregation group (`ncclGroupEnd`); the group's calls are then launched.
+    fn group_end(&mut self) -> Result<(), Error>;
+
+    /// Enqueues one collective on every local rank.
+    fn launch(&mut self, call: &Call) -> Result<(), Error>;
+
+    /// Blocks until every local queue is idle, or returns [`Error::Timeout`] after `deadline`.
+    fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error>;
+
+    /// Enqueues a timestamp on every local queue.
+    fn record_event(&mut self) -> Result<EventId, Error>;
+
+    /// Time between two recorded events, the maximum over local ranks. Both must have completed.
+    fn event_elapsed(&mut self, start: EventId, end: EventId) -> Result<Duration, Error>;
+
+    /// Starts recording launches into a graph instead of executing them.
+    fn begin_capture(&mut self) -> Result<(), Error>;
+
+    /// Ends recording and returns the graph.
+    fn end_capture(&mut self) -> Result<GraphId, Error>;
+
+    /// Enqueues one replay of a graph.
+    fn launch_graph(&mut self, graph: GraphId) -> Result<(), Error>;
+
+    /// Drops every recorded graph.
+    fn destroy_graphs(&mut self) -> Result<(), Error>;
+}

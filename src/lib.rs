@@ -1,0 +1,22 @@
+//! ncclbench: collective-communication benchmarks in the nccl-tests mould, with exact
+//! verification and analysis.
+//!
+//! Data flows one way: [`cli`] -> [`config`] -> [`plan`] -> [`runner`] -> [`backend`] ->
+//! [`result`] rows -> [`output`] sinks.
+
+#![warn(missing_docs)]
+
+pub mod backend;
+pub mod cli;
+pub mod collective;
+pub mod config;
+pub mod dtype;
+pub mod error;
+pub mod numeric;
+pub mod op;
+pub mod output;
+pub mod plan;
+pub mod result;
+pub mod runner;
+pub mod stats;
+pub mod verify;
