@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod collective;

@@ -1,5 +1,5 @@
 //! The `ncclbench` binary (also runs as `<collective>_perf`): all logic lives in the library.
 
 fn main() -> std::process::ExitCode {
-    ncclbench::cli::main()
+    ncclbench::app::main()
 }

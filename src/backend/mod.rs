@@ -171,3 +171,43 @@ pub trait Backend {
     /// Drops every recorded graph.
     fn destroy_graphs(&mut self) -> Result<(), Error>;
 }
+
+/// The pointers of `rank` for one call: out-of-place uses the two allocations at `base`;
+/// in-place uses the receive allocation for both, at the table's in-place offsets. `base` is the
+/// byte offset (buffer rotation plus `-u` misalignment) shared by every rank.
+pub fn rank_args(
+    coll: Collective,
+    shape: &crate::collective::Shape,
+    dtype: DataType,
+    rank: usize,
+    placement: crate::result::Placement,
+    base: usize,
+) -> RankArgs {
+    use crate::result::Placement;
+    match placement {
+        Placement::OutOfPlace => RankArgs {
+            send: BufPtr {
+                buf: Buf::Send,
+                offset: base,
+            },
+            recv: BufPtr {
+                buf: Buf::Recv,
+                offset: base,
+            },
+        },
+        Placement::InPlace => {
+            let (s, r) = coll.in_place_offsets(shape, rank);
+            let elt = dtype.size();
+            RankArgs {
+                send: BufPtr {
+                    buf: Buf::Recv,
+                    offset: base + s * elt,
+                },
+                recv: BufPtr {
+                    buf: Buf::Recv,
+                    offset: base + r * elt,
+                },
+            }
+        }
+    }
+}

@@ -1,6 +1,1 @@
 //! (being written)
-#![allow(missing_docs)]
-/// Entry point.
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
-}
