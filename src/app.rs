@@ -1,6 +1,137 @@
-//! (being written)
-#![allow(missing_docs)]
-/// Entry point.
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+//! The binary's top level: parse the command line, pick the backend, build the plan, open the
+//! sinks, run, and map the outcome to an exit status. Errors become one `ncclbench: ...` line.
+
+use crate::backend::host::HostBackend;
+use crate::backend::Backend;
+use crate::bootstrap::{Bootstrap, SingleProcess};
+use crate::cli::{self, Command};
+use crate::config::{BackendChoice, RunConfig};
+use crate::error::{exit, Error};
+use crate::output::csv::CsvSink;
+use crate::output::json::JsonSink;
+use crate::output::progress::ProgressSink;
+use crate::output::text::TextSink;
+use crate::output::{Sink, Sinks};
+use crate::plan;
+use crate::result::RunMeta;
+use crate::runner::{local_time, Runner};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Environment variable prefixes recorded with every run (never the whole environment).
+pub const ENV_PREFIXES: [&str; 6] = ["NCCL_", "CUDA_", "UCX_", "OMPI_", "SLURM_", "PMIX_"];
+
+/// Runs the program with the process's arguments.
+pub fn main() -> ExitCode {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let code = match cli::parse(&argv) {
+        Ok(Command::Help(text)) | Ok(Command::Version(text)) => {
+            print!("{text}");
+            exit::OK
+        }
+        Ok(Command::Run(cfg)) => match run(&cfg) {
+            Ok(code) => code,
+            Err(e) => report(&e),
+        },
+        Err(e) => report(&e),
+    };
+    ExitCode::from(code)
+}
+
+fn report(e: &Error) -> u8 {
+    let _ = std::io::stdout().flush();
+    eprintln!("ncclbench: {e}");
+    e.exit_code()
+}
+
+/// `NCCL_TESTS_MIN_BW` in GB/s; unset, empty or -1 means no check (as nccl-tests).
+fn min_bw_threshold() -> Result<Option<f64>, Error> {
+    match std::env::var("NCCL_TESTS_MIN_BW") {
+        Err(_) => Ok(None),
+        Ok(v) if v.trim().is_empty() => Ok(None),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(x) if x == -1.0 => Ok(None),
+            Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+            _ => Err(Error::usage(format!("NCCL_TESTS_MIN_BW={v:?} is not a bandwidth in GB/s"))),
+        },
+    }
+}
+
+fn open_backend(cfg: &RunConfig) -> Result<Box<dyn Backend>, Error> {
+    match cfg.backend {
+        BackendChoice::Auto | BackendChoice::Host => Ok(Box::new(HostBackend::new(cfg.local_ranks())?)),
+        BackendChoice::Nccl => Err(Error::Backend(
+            "the NCCL backend is not part of this build yet; use --backend host".into(),
+        )),
+    }
+}
+
+/// The header facts of a run.
+pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
+    let info = backend.info();
+    let mut env: Vec<String> = std::env::vars()
+        .filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    env.sort();
+    RunMeta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        program: cfg.program(),
+        backend: info.name.to_string(),
+        backend_lines: info.header_lines.clone(),
+        nccl_headers: info.nccl_headers,
+        nccl_library: info.nccl_library,
+        argv: cfg.argv.clone(),
+        env,
+        nthreads: cfg.nthreads,
+        ngpus: cfg.ngpus,
+        min_bytes: cfg.min_bytes,
+        max_bytes: cfg.max_bytes,
+        step: cfg.step,
+        warmup_iters: cfg.warmup_iters,
+        iters: cfg.iters,
+        agg_iters: cfg.agg_iters,
+        check: cfg.check,
+        graph: cfg.graph,
+        unalign: cfg.unalign,
+        blocking: cfg.blocking,
+        per_iter: cfg.per_iter,
+        per_iter_skip: cfg.per_iter_skip,
+        parallel_init: cfg.parallel_init,
+        report_cputime: cfg.report_cputime,
+        report_timestamps: cfg.report_timestamps,
+        nranks: info.nranks,
+        devices: backend.devices(),
+        reduced_max_bytes: None,
+        start_time: local_time(),
+    }
+}
+
+/// Runs a benchmark; returns the exit status of a completed run.
+pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
+    let min_bw = min_bw_threshold()?;
+    let mut backend = open_backend(cfg)?;
+    let mut boot = SingleProcess;
+    let info = backend.info().clone();
+    let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
+    let meta = run_meta(cfg, backend.as_ref());
+    let mut sinks = Sinks::default();
+    if boot.is_root() {
+        let stdout = std::io::stdout();
+        if let Some(path) = &cfg.json {
+            let json = JsonSink::new(path);
+            sinks.0.push(Box::new(json));
+        }
+        sinks.0.push(Box::new(TextSink::new(stdout)));
+        if let Some(path) = &cfg.csv {
+            sinks.0.push(Box::new(CsvSink::new(path)));
+        }
+        sinks.0.push(Box::new(ProgressSink::new(std::io::stderr(), std::io::stderr().is_terminal())));
+    }
+    sinks.begin(&meta)?;
+    for s in &skipped {
+        sinks.notice(&format!("# skipping {s}: not supported by this backend"))?;
+    }
+    let outcome = Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
+    Ok(outcome.exit_code())
 }

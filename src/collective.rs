@@ -216,6 +216,28 @@ impl Collective {
         }
     }
 
+    /// The shape of a call from its NCCL count argument (what a backend sees), the inverse of
+    /// [`Collective::shape`].
+    pub fn shape_from_count(self, count: usize, dtype: DataType, nranks: usize) -> Shape {
+        let (send, recv) = if !self.divides_by_ranks() {
+            (count, count)
+        } else {
+            match self {
+                Collective::AllGather | Collective::Hypercube | Collective::Gather => {
+                    (count, count * nranks)
+                }
+                Collective::ReduceScatter | Collective::Scatter => (count * nranks, count),
+                _ => (count * nranks, count * nranks),
+            }
+        };
+        Shape {
+            count,
+            send_elems: send,
+            recv_elems: recv,
+            bytes: send.max(recv) * dtype.size(),
+        }
+    }
+
     /// In-place element offsets `(send, recv)` from the shared buffer's base for `rank`.
     pub fn in_place_offsets(self, shape: &Shape, rank: usize) -> (usize, usize) {
         match self {
@@ -408,6 +430,22 @@ mod tests {
             assert_eq!(Collective::parse(&c.perf_name()), Some(c));
         }
         assert_eq!(Collective::parse("allreduce"), None);
+    }
+
+    #[test]
+    fn shape_from_count_inverts_shape() {
+        for coll in Collective::ALL {
+            for n in [1, 2, 3, 8] {
+                for size in [0, 8, 1000, 1 << 20] {
+                    let s = coll.shape(size, DataType::Half, n);
+                    assert_eq!(
+                        coll.shape_from_count(s.count, DataType::Half, n),
+                        s,
+                        "{coll} n={n} size={size}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod backend;
+pub mod bootstrap;
 pub mod cli;
 pub mod collective;
 pub mod config;

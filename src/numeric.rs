@@ -85,7 +85,7 @@ fn build_fp8_table(dtype: DataType) -> Fp8Table {
     let f = dtype.float_format().expect("fp8 type");
     let mut decode = [0f64; 256];
     let mut max_code = 0u8;
-    for code in 0..256usize {
+    for (code, slot) in decode.iter_mut().enumerate() {
         let mag = code & 0x7f;
         let e = (mag >> f.man_bits) as i32;
         let m = (mag & ((1 << f.man_bits) - 1)) as f64;
@@ -106,7 +106,7 @@ fn build_fp8_table(dtype: DataType) -> Fp8Table {
         if v.is_finite() && code < 0x80 {
             max_code = max_code.max(code as u8);
         }
-        decode[code] = if code & 0x80 != 0 { -v } else { v };
+        *slot = if code & 0x80 != 0 { -v } else { v };
     }
     Fp8Table { decode, max_code }
 }

@@ -1,1 +1,143 @@
-//! (being written)
+//! The plan: which sweeps a run performs, in nccl-tests' order (cycle -> type -> op -> root ->
+//! size -> placement), and the checks that need the rank count (root range, hypercube's power of
+//! two, memory) before anything is allocated.
+
+use crate::backend::BackendInfo;
+use crate::collective::Collective;
+use crate::config::{RootChoice, RunConfig};
+use crate::dtype::DataType;
+use crate::error::Error;
+use crate::op::RedOp;
+
+/// One sweep over the sizes with a fixed type, op and root (nccl-tests' `TimeTest`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// Element type.
+    pub dtype: DataType,
+    /// Operator (as printed; irrelevant to data-movement collectives).
+    pub op: RedOp,
+    /// Root, for rooted collectives.
+    pub root: Option<usize>,
+}
+
+/// Everything a run will do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The collective.
+    pub collective: Collective,
+    /// Ranks in the communicator.
+    pub nranks: usize,
+    /// Sweeps of one cycle, in order.
+    pub sweeps: Vec<Sweep>,
+    /// Requested sizes of each sweep.
+    pub sizes: Vec<u64>,
+    /// Warm-up sizes of each sweep.
+    pub warmup_sizes: Vec<u64>,
+    /// Bytes each rank's send and receive allocations need (`-e` plus `-u` padding).
+    pub alloc_bytes: usize,
+}
+
+/// Builds the plan for `cfg` on a communicator described by `info`, or explains why it cannot
+/// run. `supports` says which (type, op) pairs the backend can run; others are skipped with
+/// their names returned for a notice.
+pub fn build(
+    cfg: &RunConfig,
+    info: &BackendInfo,
+    supports: impl Fn(DataType, RedOp) -> bool,
+) -> Result<(Plan, Vec<String>), Error> {
+    let coll = cfg.collective;
+    let n = info.nranks;
+    if coll.needs_power_of_two_ranks() && !n.is_power_of_two() {
+        return Err(Error::usage(format!(
+            "hypercube needs a power-of-two number of ranks, but this run has {n} \
+             (nccl-tests prints a skip line and a nan average; ncclbench refuses)"
+        )));
+    }
+    let roots: Vec<Option<usize>> = if !coll.rooted() {
+        vec![None]
+    } else {
+        match cfg.root {
+            RootChoice::All => (0..n).map(Some).collect(),
+            RootChoice::One(r) if r < n => vec![Some(r)],
+            RootChoice::One(r) => {
+                return Err(Error::usage(format!(
+                    "root {r} is out of range: this run has {n} ranks (valid roots 0..{}, or -1 for all)",
+                    n - 1
+                )))
+            }
+        }
+    };
+    let ops: Vec<RedOp> = if coll.iterates_ops() {
+        cfg.ops.clone()
+    } else {
+        cfg.ops[..1].to_vec()
+    };
+    let mut sweeps = Vec::new();
+    let mut skipped = Vec::new();
+    for &dtype in &cfg.dtypes {
+        for &op in &ops {
+            if !supports(dtype, op) {
+                skipped.push(format!("{dtype}/{op}"));
+                continue;
+            }
+            sweeps.extend(roots.iter().map(|&root| Sweep { dtype, op, root }));
+        }
+    }
+    if sweeps.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to run: the backend supports none of the requested type/op pairs ({})",
+            skipped.join(", ")
+        )));
+    }
+    let pad = cfg
+        .unalign
+        .checked_mul(8)
+        .ok_or_else(|| Error::usage("-u is too large"))?;
+    let alloc = usize::try_from(cfg.max_bytes)
+        .ok()
+        .and_then(|m| m.checked_add(pad))
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "-e {} does not fit in this machine's address space",
+                cfg.max_bytes
+            ))
+        })?;
+    if let Some(avail) = info.memory_per_rank {
+        let need = 2 * alloc as u128;
+        if need > avail as u128 {
+            return Err(Error::usage(format!(
+                "-e {} needs {} per rank ({} ranks, send and receive buffers of {} each) but only {} is available per rank",
+                cfg.max_bytes,
+                human_bytes(need as u64),
+                n,
+                human_bytes(alloc as u64),
+                human_bytes(avail)
+            )));
+        }
+    }
+    let plan = Plan {
+        collective: coll,
+        nranks: n,
+        sweeps,
+        sizes: cfg.sizes(),
+        warmup_sizes: cfg.warmup_sizes(),
+        alloc_bytes: alloc,
+    };
+    Ok((plan, skipped))
+}
+
+/// `1.50 GiB`-style rendering for messages.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}

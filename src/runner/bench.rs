@@ -1,0 +1,166 @@
+//! One measurement (nccl-tests' `BenchTime`): fill, one untimed launch, the timed loop of `-n`
+//! iterations of `-m` grouped launches (optionally captured into a graph and replayed `-G`
+//! times, optionally blocking per `-z`), per-iteration events for `-I`, the cross-rank time
+//! reduction of `-a`, and `-c` verification runs.
+
+use super::Runner;
+use crate::collective::Shape;
+use crate::error::Error;
+use crate::plan::Sweep;
+use crate::result::{Measurement, Placement};
+use crate::stats::iter_stats;
+use crate::verify::{self, CheckCase};
+use std::time::{Duration, Instant};
+
+impl Runner<'_> {
+    /// Measures one placement of one size.
+    pub(super) fn bench(
+        &mut self,
+        sweep: &Sweep,
+        shape: &Shape,
+        placement: Placement,
+    ) -> Result<Measurement, Error> {
+        let cfg = self.cfg;
+        let checked = cfg.check > 0
+            && (placement == Placement::OutOfPlace || self.plan.collective.checks_in_place());
+        if cfg.check > 0 {
+            let case = self.check_case(sweep, shape, placement);
+            verify::prepare(self.backend, &case)?;
+        }
+        self.launch(sweep, shape, placement, 0)?;
+        self.wait(sweep, shape, "untimed launch")?;
+        self.boot.barrier()?;
+
+        let (n, m) = (u64::from(cfg.iters), u64::from(cfg.agg_iters));
+        let graph = cfg.graph > 0;
+        let per_iter = cfg.per_iter && !graph;
+        let z3 = cfg.blocking == 3 && !graph;
+        let per_launch_wait = matches!(cfg.blocking, 1 | 2) && m == 1 && !graph;
+        if graph {
+            self.backend.begin_capture()?;
+        }
+        let mut starts = Vec::new();
+        let mut ends = Vec::new();
+        let mut z3_total = Duration::ZERO;
+        let mut t0 = Instant::now();
+        for iter in 0..n {
+            let it_start = Instant::now();
+            if per_iter {
+                starts.push(self.backend.record_event()?);
+            }
+            if m > 1 {
+                self.backend.group_start()?;
+            }
+            for a in 0..m {
+                self.launch(sweep, shape, placement, iter * m + a)?;
+                if per_launch_wait {
+                    self.wait(sweep, shape, "blocking launch")?;
+                    if cfg.blocking == 1 {
+                        self.boot.barrier()?;
+                    }
+                }
+            }
+            if m > 1 {
+                self.backend.group_end()?;
+            }
+            if z3 {
+                self.wait(sweep, shape, "blocking iteration")?;
+                if per_iter {
+                    ends.push(self.backend.record_event()?);
+                }
+                z3_total += it_start.elapsed();
+                self.boot.barrier()?;
+            }
+        }
+        if per_iter && !z3 {
+            ends.extend(starts.iter().skip(1).copied());
+            ends.push(self.backend.record_event()?);
+        }
+        let mut launches = n * m;
+        if graph {
+            let g = self.backend.end_capture()?;
+            self.boot.barrier()?;
+            t0 = Instant::now();
+            for _ in 0..cfg.graph {
+                self.backend.launch_graph(g)?;
+            }
+            launches *= u64::from(cfg.graph);
+        }
+        let enqueue = if z3 { z3_total } else { t0.elapsed() };
+        if graph || !(cfg.blocking != 0 && m <= 1) {
+            self.wait(sweep, shape, "timed loop")?;
+        }
+        let elapsed = if z3 { z3_total } else { t0.elapsed() };
+        if graph {
+            self.backend.destroy_graphs()?;
+        }
+        let per_op_us = |d: Duration| d.as_secs_f64() * 1e6 / launches as f64;
+        let local_us = per_op_us(elapsed);
+        let time_us = self.boot.reduce_time(local_us, cfg.average)?;
+        let iter = if per_iter {
+            let mut times = Vec::with_capacity(starts.len());
+            for (&s, &e) in starts.iter().zip(&ends) {
+                let d = self.backend.event_elapsed(s, e)?;
+                times.push(d.as_secs_f64() * 1e6 / m as f64);
+            }
+            iter_stats(&times, cfg.per_iter_skip)
+        } else {
+            None
+        };
+
+        let coll = self.plan.collective;
+        let algbw = coll.algbw_bytes(shape, sweep.dtype, self.plan.nranks) / (time_us * 1e-6) / 1e9;
+        let busbw = algbw * coll.busbw_factor(self.plan.nranks);
+        self.boot.barrier()?;
+        let wrong = if checked {
+            Some(self.verify(sweep, shape, placement)?)
+        } else {
+            None
+        };
+        Ok(Measurement {
+            time_us,
+            cputime_us: per_op_us(enqueue),
+            algbw_gbs: algbw,
+            busbw_gbs: busbw,
+            wrong,
+            iter,
+        })
+    }
+
+    /// `-c` verification runs: fill, one launch at the unrotated offset, wait, count wrong
+    /// elements over all ranks; stops at the first run with errors.
+    fn verify(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement) -> Result<u64, Error> {
+        let mut wrong = 0;
+        for _ in 0..self.cfg.check {
+            let case = self.check_case(sweep, shape, placement);
+            verify::prepare(self.backend, &case)?;
+            self.launch(sweep, shape, placement, 0)?;
+            self.wait(sweep, shape, "verification")?;
+            let local = verify::check(self.backend, &case)?;
+            wrong = self.boot.sum_u64(local)?;
+            if wrong > 0 {
+                break;
+            }
+        }
+        Ok(wrong)
+    }
+
+    fn check_case(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement) -> CheckCase {
+        let seed = self.next_seed;
+        self.next_seed += 1;
+        let info = self.backend.info();
+        CheckCase {
+            coll: self.plan.collective,
+            dtype: sweep.dtype,
+            op: sweep.op,
+            root: sweep.root.unwrap_or(0),
+            shape: *shape,
+            nranks: self.plan.nranks,
+            first_rank: info.first_rank,
+            local_ranks: info.local_ranks,
+            base: self.base_offset(shape, sweep.dtype, 0),
+            placement,
+            seed,
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Runs the library pipeline (CLI parse -> plan -> runner -> host backend) in-process and
+//! captures the rows, for tests that check results rather than text.
+
+use ncclbench::backend::host::HostBackend;
+use ncclbench::backend::Backend;
+use ncclbench::bootstrap::SingleProcess;
+use ncclbench::cli::{self, Command};
+use ncclbench::config::RunConfig;
+use ncclbench::error::Error;
+use ncclbench::output::Sink;
+use ncclbench::plan;
+use ncclbench::result::{Row, RunMeta};
+use ncclbench::runner::{Outcome, Runner};
+use std::ffi::OsString;
+
+/// Parses `ncclbench <args>` into a RunConfig (panics on a usage error: tests pass valid args).
+pub fn config(args: &str) -> RunConfig {
+    let argv: Vec<OsString> = std::iter::once("ncclbench").chain(args.split_whitespace()).map(OsString::from).collect();
+    match cli::parse(&argv).unwrap_or_else(|e| panic!("{args}: {e}")) {
+        Command::Run(cfg) => *cfg,
+        _ => panic!("{args}: not a run"),
+    }
+}
+
+/// A sink that keeps every completed row.
+#[derive(Default)]
+pub struct Capture {
+    pub rows: Vec<Row>,
+    pub notices: Vec<String>,
+}
+
+impl Sink for Capture {
+    fn row_done(&mut self, row: &Row) -> std::io::Result<()> {
+        self.rows.push(row.clone());
+        Ok(())
+    }
+    fn notice(&mut self, line: &str) -> std::io::Result<()> {
+        self.notices.push(line.to_string());
+        Ok(())
+    }
+}
+
+/// Runs `cfg` on `backend`, returning the outcome.
+pub fn run_with(cfg: &RunConfig, backend: &mut dyn Backend) -> Result<Outcome, Error> {
+    let info = backend.info().clone();
+    let (plan, _) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
+    let mut sink = Capture::default();
+    let mut boot = SingleProcess;
+    let _meta: Option<RunMeta> = None;
+    Runner::new(cfg, &plan, backend, &mut boot, &mut sink).run(None, None)
+}
+
+/// Runs `ncclbench <args>` on a host backend with `-t x -g` ranks.
+pub fn run_host(args: &str) -> Result<Outcome, Error> {
+    let cfg = config(args);
+    let mut backend = HostBackend::new(cfg.local_ranks()).unwrap();
+    run_with(&cfg, &mut backend)
+}
