@@ -93,7 +93,7 @@ pub fn c_g(value: f64) -> String {
     let sci = format!("{value:.prec$e}", prec = (PRECISION - 1) as usize);
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    if exp < -4 || exp >= PRECISION {
+    if !(-4..PRECISION).contains(&exp) {
         c_exponent(&format!("{}e{exp}", strip_zeros(mantissa)))
     } else {
         let decimals = (PRECISION - 1 - exp) as usize;

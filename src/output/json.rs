@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 
 mod doc;
 #[cfg(test)]
+mod key_tree;
+#[cfg(test)]
 mod tests;
 mod value;
 

@@ -1,89 +1,13 @@
 //! JSON sink tests: the file is valid JSON after every hook, keys come in nccl-tests' order,
 //! nccl-tests' quirks are kept, and existing files are never overwritten.
 
+use super::key_tree::Tree;
 use super::JsonSink;
 use crate::output::testdata::{iter_stats, meta, rows, summary};
 use crate::output::Sink;
 use crate::result::Placement;
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Value};
-use std::fmt;
 use std::path::Path;
-
-/// The shape of a JSON document with object keys in file order (serde_json's `Value` sorts
-/// them, so it cannot show order).
-#[derive(Debug)]
-enum Tree {
-    Obj(Vec<(String, Tree)>),
-    Arr(Vec<Tree>),
-    Leaf,
-}
-
-impl Tree {
-    fn keys(&self) -> Vec<&str> {
-        match self {
-            Tree::Obj(fields) => fields.iter().map(|(k, _)| k.as_str()).collect(),
-            _ => panic!("not an object: {self:?}"),
-        }
-    }
-    fn get(&self, key: &str) -> &Tree {
-        match self {
-            Tree::Obj(fields) => &fields.iter().find(|(k, _)| k == key).unwrap().1,
-            _ => panic!("not an object"),
-        }
-    }
-    fn at(&self, i: usize) -> &Tree {
-        match self {
-            Tree::Arr(items) => &items[i],
-            _ => panic!("not a list"),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Tree {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Tree, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Tree;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tree, A::Error> {
-                let mut fields = Vec::new();
-                while let Some(k) = map.next_key::<String>()? {
-                    fields.push((k, map.next_value::<Tree>()?));
-                }
-                Ok(Tree::Obj(fields))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tree, A::Error> {
-                let mut items = Vec::new();
-                while let Some(t) = seq.next_element::<Tree>()? {
-                    items.push(t);
-                }
-                Ok(Tree::Arr(items))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Tree, E> {
-                Ok(Tree::Leaf)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Tree, E> {
-                Ok(Tree::Leaf)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Tree, E> {
-                Ok(Tree::Leaf)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Tree, E> {
-                Ok(Tree::Leaf)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Tree, E> {
-                Ok(Tree::Leaf)
-            }
-            fn visit_unit<E>(self) -> Result<Tree, E> {
-                Ok(Tree::Leaf)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
 
 fn read(path: &Path) -> (String, Value) {
     let text = std::fs::read_to_string(path).unwrap();
