@@ -13,6 +13,9 @@ pub mod json;
 pub mod progress;
 pub mod text;
 
+#[cfg(test)]
+mod testdata;
+
 /// Receives a run's results as they are measured. All hooks default to doing nothing.
 pub trait Sink {
     /// Before the first row.
