@@ -15,7 +15,7 @@ use crate::output::{Sink, Sinks};
 use crate::plan;
 use crate::result::RunMeta;
 use crate::runner::{local_time, Runner};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Environment variable prefixes recorded with every run (never the whole environment).
@@ -117,16 +117,18 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let meta = run_meta(cfg, backend.as_ref());
     let mut sinks = Sinks::default();
     if boot.is_root() {
-        let stdout = std::io::stdout();
         if let Some(path) = &cfg.json {
-            let json = JsonSink::new(path);
-            sinks.0.push(Box::new(json));
+            // The JSON sink picks its file (no-clobber) at begin; nccl-tests announces it first.
+            let mut json = JsonSink::new(path);
+            json.begin(&meta)?;
+            println!("# Writing JSON output to {}", json.path().display());
+            sinks.0.push(Box::new(BegunSink(json)));
         }
-        sinks.0.push(Box::new(TextSink::new(stdout)));
+        sinks.0.push(Box::new(TextSink::stdout()));
         if let Some(path) = &cfg.csv {
             sinks.0.push(Box::new(CsvSink::new(path)));
         }
-        sinks.0.push(Box::new(ProgressSink::new(std::io::stderr(), std::io::stderr().is_terminal())));
+        sinks.0.push(Box::new(ProgressSink::stderr()));
     }
     sinks.begin(&meta)?;
     for s in &skipped {
@@ -134,4 +136,30 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     }
     let outcome = Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
     Ok(outcome.exit_code())
+}
+
+/// A sink whose `begin` already ran; it ignores the fan-out's `begin`.
+struct BegunSink<S: Sink>(S);
+
+impl<S: Sink> Sink for BegunSink<S> {
+    fn row_started(&mut self, key: &crate::result::RowKey) -> std::io::Result<()> {
+        self.0.row_started(key)
+    }
+    fn placement_done(
+        &mut self,
+        key: &crate::result::RowKey,
+        p: crate::result::Placement,
+        m: &crate::result::Measurement,
+    ) -> std::io::Result<()> {
+        self.0.placement_done(key, p, m)
+    }
+    fn row_done(&mut self, row: &crate::result::Row) -> std::io::Result<()> {
+        self.0.row_done(row)
+    }
+    fn notice(&mut self, line: &str) -> std::io::Result<()> {
+        self.0.notice(line)
+    }
+    fn finish(&mut self, summary: &crate::result::Summary) -> std::io::Result<()> {
+        self.0.finish(summary)
+    }
 }
