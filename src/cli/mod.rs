@@ -1,1 +1,115 @@
-//! (being written)
+//! The command line: nccl-tests-compatible flags in, a validated [`RunConfig`] (or help or
+//! version text) out. Nothing past this module sees clap.
+//!
+//! `ncclbench <collective> [flags]` and `<collective>_perf [flags]` (the binary called by an
+//! nccl-tests name, through a copy or a symlink) are the same command.
+//!
+//! Unlike nccl-tests, a bad command line is always an error with exit status 2 and one line on
+//! stderr: unknown options, stray arguments, malformed numbers, unknown `-o`/`-d` names,
+//! out-of-range values, and combinations nccl-tests only warns about or loops forever on.
+
+mod args;
+pub mod size;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_help;
+#[cfg(test)]
+mod tests_validate;
+
+use crate::collective::Collective;
+use crate::config::RunConfig;
+use crate::error::Error;
+use args::{BenchArgs, Cli};
+use clap::error::ErrorKind;
+use clap::{Args as _, CommandFactory, FromArgMatches, Parser};
+use std::ffi::OsString;
+use std::path::Path;
+
+/// What the command line asks for.
+// One value per process: the size difference between variants costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Run a benchmark.
+    Run(RunConfig),
+    /// Print this text to stdout and exit 0 (`-h`, `--help`).
+    Help(String),
+    /// Print this text to stdout and exit 0 (`--version`).
+    Version(String),
+}
+
+/// Parses a whole command line; `argv[0]` is the program name.
+///
+/// When the program's file name (directories and a `.exe` stripped) is `<collective>_perf`,
+/// the arguments are that collective's flags, as `ncclbench <collective> ...` would take them.
+/// Errors are [`Error::Usage`] with a one-line message.
+pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
+    let given: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let parsed = match argv.first().and_then(perf_collective) {
+        Some(collective) => parse_as_perf(collective, argv).map(|a| (collective, a)),
+        None => Cli::try_parse_from(argv).map(|cli| cli.command.into_bench()),
+    };
+    match parsed {
+        Ok((collective, bench)) => validate::run_config(collective, bench, given).map(Command::Run),
+        Err(e) => from_clap(e),
+    }
+}
+
+/// The collective a program name stands for: `/usr/bin/all_reduce_perf`, `alltoall_perf.exe`.
+fn perf_collective(program: &OsString) -> Option<Collective> {
+    let name = Path::new(program).file_name()?.to_str()?;
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    let base = name.strip_suffix("_perf")?;
+    Collective::ALL.into_iter().find(|c| c.name() == base)
+}
+
+/// Parses `argv` with the collective's subcommand as the whole program, so that help and
+/// errors show `all_reduce_perf`, not `ncclbench all_reduce`.
+fn parse_as_perf(collective: Collective, argv: &[OsString]) -> Result<BenchArgs, clap::Error> {
+    let perf = collective.perf_name();
+    let command = Cli::command()
+        .find_subcommand(collective.name())
+        .cloned()
+        .unwrap_or_else(|| BenchArgs::augment_args(clap::Command::new(collective.name())))
+        .bin_name(&perf)
+        .display_name(perf);
+    let matches = command.try_get_matches_from(argv)?;
+    BenchArgs::from_arg_matches(&matches)
+}
+
+/// Help and version requests become their text; every other clap error one usage line.
+fn from_clap(err: clap::Error) -> Result<Command, Error> {
+    match err.kind() {
+        ErrorKind::DisplayHelp => Ok(Command::Help(err.render().to_string())),
+        ErrorKind::DisplayVersion => Ok(Command::Version(err.render().to_string())),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            let names: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
+            Err(Error::Usage(format!(
+                "no collective given: ncclbench <COLLECTIVE> [flags], with <COLLECTIVE> one of {} \
+                 (see --help)",
+                names.join(", ")
+            )))
+        }
+        _ => Err(Error::Usage(one_line(&err.render().to_string()))),
+    }
+}
+
+/// Reduces clap's multi-line error to its first line (without the `error: ` prefix), keeps a
+/// `[possible values: ...]` list if clap gave one, and points at `--help`.
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("invalid command line");
+    let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if let Some(values) = lines.find(|l| l.starts_with("[possible values:")) {
+        msg.push(' ');
+        msg.push_str(values);
+    }
+    msg.push_str(" (see --help)");
+    msg
+}

@@ -1,0 +1,274 @@
+//! The clap definition: one subcommand per collective, all sharing [`BenchArgs`], whose flags
+//! are nccl-tests' (same short and long names, same defaults).
+//!
+//! Values are only checked for syntax here (numbers, sizes, names); ranges and combinations
+//! are checked in [`super::validate`], which turns [`BenchArgs`] into a `RunConfig`. A new
+//! subcommand (`analyze`, `logs`, ...) is one more [`Sub`] variant with its own args struct.
+
+use super::size::{parse_int, parse_size};
+use crate::collective::Collective;
+use crate::dtype::DataType;
+use crate::op::RedOp;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// The whole command line of `ncclbench`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ncclbench",
+    version,
+    about = "Collective-communication benchmarks in the nccl-tests mould, with exact verification",
+    after_help = "Each collective also runs as `<collective>_perf [flags]` (a copy or symlink of \
+                  the binary under that name), like the nccl-tests binaries."
+)]
+pub(crate) struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+/// The subcommands: today the ten collectives.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Sub {
+    /// Every rank ends with the reduction of all ranks' inputs (all_reduce_perf)
+    #[command(name = "all_reduce")]
+    AllReduce(BenchArgs),
+    /// Every rank ends with every rank's block, in rank order (all_gather_perf)
+    #[command(name = "all_gather")]
+    AllGather(BenchArgs),
+    /// The root's buffer is copied to every rank (broadcast_perf)
+    #[command(name = "broadcast")]
+    Broadcast(BenchArgs),
+    /// Each rank ends with its block of the reduction (reduce_scatter_perf)
+    #[command(name = "reduce_scatter")]
+    ReduceScatter(BenchArgs),
+    /// The root ends with the reduction of all ranks' inputs (reduce_perf)
+    #[command(name = "reduce")]
+    Reduce(BenchArgs),
+    /// Every rank sends a distinct block to every rank (alltoall_perf)
+    #[command(name = "alltoall")]
+    AllToAll(BenchArgs),
+    /// The root sends a distinct block to every rank (scatter_perf)
+    #[command(name = "scatter")]
+    Scatter(BenchArgs),
+    /// Ring exchange: send to rank+1, receive from rank-1 (sendrecv_perf)
+    #[command(name = "sendrecv")]
+    SendRecv(BenchArgs),
+    /// All-gather by log2(n) pairwise exchange steps (hypercube_perf)
+    #[command(name = "hypercube")]
+    Hypercube(BenchArgs),
+    /// The root receives every rank's block, in rank order (gather_perf)
+    #[command(name = "gather")]
+    Gather(BenchArgs),
+}
+
+impl Sub {
+    /// The collective a benchmark subcommand runs, with its flags.
+    pub fn into_bench(self) -> (Collective, BenchArgs) {
+        match self {
+            Sub::AllReduce(a) => (Collective::AllReduce, a),
+            Sub::AllGather(a) => (Collective::AllGather, a),
+            Sub::Broadcast(a) => (Collective::Broadcast, a),
+            Sub::ReduceScatter(a) => (Collective::ReduceScatter, a),
+            Sub::Reduce(a) => (Collective::Reduce, a),
+            Sub::AllToAll(a) => (Collective::AllToAll, a),
+            Sub::Scatter(a) => (Collective::Scatter, a),
+            Sub::SendRecv(a) => (Collective::SendRecv, a),
+            Sub::Hypercube(a) => (Collective::Hypercube, a),
+            Sub::Gather(a) => (Collective::Gather, a),
+        }
+    }
+}
+
+/// The flags of a benchmark run, as typed on the command line (syntax checked, ranges not).
+///
+/// As with getopt: every flag takes a value, which may start with `-` (`-r -1`); a repeated
+/// flag overrides the earlier one; a long flag may be abbreviated while unambiguous.
+#[derive(Debug, Clone, Args)]
+#[command(args_override_self = true, infer_long_args = true)]
+pub(crate) struct BenchArgs {
+    /// Threads per process; each thread drives -g GPUs
+    #[arg(short = 't', long = "nthreads", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub nthreads: i64,
+    /// GPUs per thread
+    #[arg(short = 'g', long = "ngpus", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub ngpus: i64,
+    /// First size of the sweep, bytes (K/M/G suffixes are 1024-based: 8, 1K, 0.5M, 1GB)
+    #[arg(short = 'b', long = "minbytes", value_name = "SIZE")]
+    #[arg(default_value = "32M", value_parser = parse_size, allow_hyphen_values = true)]
+    pub minbytes: u64,
+    /// Last size of the sweep (inclusive), bytes
+    #[arg(short = 'e', long = "maxbytes", value_name = "SIZE")]
+    #[arg(default_value = "32M", value_parser = parse_size, allow_hyphen_values = true)]
+    pub maxbytes: u64,
+    /// Additive step between sizes, used when -f is 1
+    #[arg(short = 'i', long = "stepbytes", value_name = "SIZE")]
+    #[arg(default_value = "1M", value_parser = parse_size, allow_hyphen_values = true)]
+    pub stepbytes: u64,
+    /// Multiplicative step between sizes, an integer (1 = add -i instead)
+    #[arg(short = 'f', long = "stepfactor", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_factor, allow_hyphen_values = true)]
+    pub stepfactor: i64,
+    /// Timed iterations per size
+    #[arg(short = 'n', long = "iters", value_name = "N")]
+    #[arg(default_value = "20", value_parser = parse_int, allow_hyphen_values = true)]
+    pub iters: i64,
+    /// Operations per iteration, grouped into one launch
+    #[arg(short = 'm', long = "agg_iters", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub agg_iters: i64,
+    /// Warm-up iterations
+    #[arg(short = 'w', long = "warmup_iters", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub warmup_iters: i64,
+    /// Times to repeat the whole sweep (0 = forever)
+    #[arg(short = 'N', long = "run_cycles", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub run_cycles: i64,
+    /// 1 = each thread sets up its own communicators and buffers
+    #[arg(short = 'p', long = "parallel_init", value_name = "0/1")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub parallel_init: i64,
+    /// Verification runs after timing (0 = no check)
+    #[arg(short = 'c', long = "check", value_name = "N")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub check: i64,
+    /// Reduction operator: sum, prod, max, min, avg, mulsum, or all
+    #[arg(short = 'o', long = "op", value_name = "OP")]
+    #[arg(default_value = "sum", value_parser = parse_ops, allow_hyphen_values = true)]
+    pub op: Names<RedOp>,
+    /// Data type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16,
+    /// f8e4m3, f8e5m2, or all
+    #[arg(short = 'd', long = "datatype", value_name = "TYPE")]
+    #[arg(default_value = "float", value_parser = parse_dtypes, allow_hyphen_values = true)]
+    pub datatype: Names<DataType>,
+    /// Root rank of rooted collectives (-1 = every root in turn)
+    #[arg(short = 'r', long = "root", value_name = "RANK")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub root: i64,
+    /// Blocking: 0 none, 1 wait and barrier after each op, 2 wait after each op, 3 like 2 plus an
+    /// untimed barrier per iteration
+    #[arg(short = 'z', long = "blocking", value_name = "0..3")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub blocking: i64,
+    /// 1 = use the default (NULL) stream
+    #[arg(short = 'y', long = "stream_null", value_name = "0/1")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub stream_null: i64,
+    /// Per-wait timeout in seconds (0 = none)
+    #[arg(short = 'T', long = "timeout", value_name = "SECONDS")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub timeout: i64,
+    /// Capture the timed loop in a CUDA graph launched N times (0 = no graph)
+    #[arg(short = 'G', long = "cudagraph", value_name = "N")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub cudagraph: i64,
+    /// 1 = the time column shows host launch time
+    #[arg(short = 'C', long = "report_cputime", value_name = "0/1")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub report_cputime: i64,
+    /// 1 = append a timestamp to each row
+    #[arg(short = 'S', long = "report_timestamps", value_name = "0/1")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub report_timestamps: i64,
+    /// Write the results as JSON to this file
+    #[arg(
+        short = 'J',
+        long = "output_file",
+        value_name = "FILE",
+        allow_hyphen_values = true
+    )]
+    pub output_file: Option<PathBuf>,
+    /// Time across ranks: 0 rank 0, 1 mean, 2 min, 3 max
+    #[arg(short = 'a', long = "average", value_name = "0..3")]
+    #[arg(default_value = "1", value_parser = parse_int, allow_hyphen_values = true)]
+    pub average: i64,
+    /// Buffer registration: 0 none, 1 local, 2 symmetric window
+    #[arg(short = 'R', long = "local_register", value_name = "0..2")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub local_register: i64,
+    /// NCCL CTA policy (default: unset, NCCL decides; -1 = unset)
+    #[arg(short = 'x', long = "cta_policy", value_name = "N")]
+    #[arg(value_parser = parse_int, allow_hyphen_values = true)]
+    pub cta_policy: Option<i64>,
+    /// 1 = report GPU memory usage at the end
+    #[arg(short = 'M', long = "memory", value_name = "0/1")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub memory: i64,
+    /// Shift send and receive buffers by this many elements
+    #[arg(short = 'u', long = "unalign", value_name = "N")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub unalign: i64,
+    /// 1 = time every iteration (extra columns)
+    #[arg(short = 'I', long = "per_iter_timing", value_name = "0/1")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub per_iter_timing: i64,
+    /// Leading iterations left out of the -I statistics
+    #[arg(short = 'K', long = "per_iter_skip", value_name = "N")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub per_iter_skip: i64,
+    /// Backend: nccl on GPUs, host (threads, host memory), auto = nccl if a GPU is usable
+    #[arg(long = "backend", value_name = "BACKEND")]
+    #[arg(default_value = "auto")]
+    pub backend: BackendArg,
+    /// Write the results as CSV to this file
+    #[arg(long = "csv", value_name = "FILE")]
+    #[arg(allow_hyphen_values = true)]
+    pub csv: Option<PathBuf>,
+    /// Write the results as JSON to this file (same as -J)
+    #[arg(long = "json", value_name = "FILE")]
+    #[arg(allow_hyphen_values = true)]
+    pub json: Option<PathBuf>,
+}
+
+/// `--backend` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BackendArg {
+    // Plain comments, not docs: documented values would switch clap's long help to a
+    // one-paragraph-per-flag layout.
+    Auto,
+    Nccl,
+    Host,
+}
+
+/// A `-o`/`-d` value: one name, or every name for `all`, in nccl-tests' order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Names<T>(pub Vec<T>);
+
+/// `-f`: an integer; a fraction gets its own message since nccl-tests would truncate it.
+fn parse_factor(text: &str) -> Result<i64, String> {
+    parse_int(text).map_err(|e| match text.trim().parse::<f64>() {
+        Ok(_) => {
+            "the step factor must be an integer (nccl-tests would silently truncate it)".into()
+        }
+        Err(_) => e,
+    })
+}
+
+fn parse_ops(text: &str) -> Result<Names<RedOp>, String> {
+    let names = RedOp::ALL.map(RedOp::name);
+    parse_names(text, &RedOp::ALL, RedOp::parse, "operator", &names)
+}
+
+fn parse_dtypes(text: &str) -> Result<Names<DataType>, String> {
+    let names = DataType::ALL.map(DataType::name);
+    parse_names(text, &DataType::ALL, DataType::parse, "data type", &names)
+}
+
+fn parse_names<T: Copy>(
+    text: &str,
+    all: &[T],
+    parse: fn(&str) -> Option<T>,
+    what: &str,
+    names: &[&str],
+) -> Result<Names<T>, String> {
+    if text == "all" {
+        return Ok(Names(all.to_vec()));
+    }
+    match parse(text) {
+        Some(one) => Ok(Names(vec![one])),
+        None => Err(format!("unknown {what} (valid: {}, all)", names.join(", "))),
+    }
+}
