@@ -17,7 +17,7 @@ use std::ffi::OsString;
 pub fn config(args: &str) -> RunConfig {
     let argv: Vec<OsString> = std::iter::once("ncclbench").chain(args.split_whitespace()).map(OsString::from).collect();
     match cli::parse(&argv).unwrap_or_else(|e| panic!("{args}: {e}")) {
-        Command::Run(cfg) => *cfg,
+        Command::Run(cfg) => cfg,
         _ => panic!("{args}: not a run"),
     }
 }
