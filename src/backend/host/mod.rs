@@ -2,10 +2,9 @@
 //! memory. It runs every collective with NCCL's semantics and arithmetic, so it is the oracle
 //! of the tests and what a machine without GPUs runs; its times say nothing about NCCL.
 //!
-//! Layout: [`queue`] holds the per-rank worker threads and their in-order queues, [`exec`]
-//! runs one call on one worker following the per-collective [`plan`], [`reduce`] holds the
-//! reduction kernels, [`arena`] the buffers (and all `unsafe` code), [`barrier`] the workers'
-//! rendezvous.
+//! Layout: `queue` holds the per-rank worker threads and their in-order queues, `exec` runs
+//! one call on one worker following the per-collective `plan`, `reduce` holds the reduction
+//! kernels, `arena` the buffers (and all `unsafe` code), `barrier` the workers' rendezvous.
 
 mod arena;
 mod barrier;
@@ -113,12 +112,12 @@ impl HostBackend {
             .bytes_mut(local, buf, offset, len)
     }
 
-    /// Blocks every queue until the returned gate opens (tests keep work queued with it).
+    /// Blocks every queue until the returned guard opens (tests keep work queued with it).
     #[cfg(test)]
-    fn hold(&mut self) -> Arc<tests::Gate> {
+    fn hold(&mut self) -> tests::Held {
         let gate = Arc::new(tests::Gate::default());
         self.queues.push_all(|| Task::Hold(gate.clone()));
-        gate
+        tests::Held(gate)
     }
 }
 

@@ -109,7 +109,7 @@ impl Queues {
         Ok(queues)
     }
 
-    /// Puts `task(rank)` at the end of every rank's queue.
+    /// Puts a `task()` at the end of every rank's queue.
     pub(super) fn push_all(&self, task: impl Fn() -> Task) {
         *lock(&self.shared.pending) += self.senders.len();
         for tx in &self.senders {

@@ -8,7 +8,7 @@ mod races;
 mod semantics;
 mod timing;
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// A latch the tests put on every rank queue to keep later work queued until they open it.
 #[derive(Default)]
@@ -30,5 +30,22 @@ impl Gate {
     pub(super) fn open(&self) {
         *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.opened.notify_all();
+    }
+}
+
+/// Holds the rank queues at a [`Gate`]; opens it when dropped, so a failing test cannot leave
+/// workers blocked (and the backend's drop waiting for them).
+pub(super) struct Held(pub(super) Arc<Gate>);
+
+impl Held {
+    /// Lets the queues run on.
+    pub(super) fn open(&self) {
+        self.0.open();
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.open();
     }
 }
