@@ -4,7 +4,8 @@
 //!
 //! Layout: `queue` holds the per-rank worker threads and their in-order queues, `exec` runs
 //! one call on one worker following the per-collective `plan`, `reduce` holds the reduction
-//! kernels, `arena` the buffers (and all `unsafe` code), `barrier` the workers' rendezvous.
+//! kernels, `arena` the buffers and their `unsafe` accessors (called only from `exec`),
+//! `barrier` the workers' rendezvous.
 
 mod arena;
 mod barrier;
