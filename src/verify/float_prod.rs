@@ -1,0 +1,219 @@
+//! Float `prod`, `min` and `max`: inputs whose result is exact in every order.
+//!
+//! **prod**: one leader rank per element contributes a full random significand `1.f * 2^e0`;
+//! every other rank contributes `+-2^t` with `t` in {-1, +1} for the first `k` window positions
+//! and `t = 0` after them. Every partial product is the leader (or 1) times `2^t'` with
+//! `|t'| <= k`, and `e0` is drawn so that all of them stay normal and finite, so nothing rounds.
+//! Signs and exponent directions are bits of per-element words indexed by window position, so
+//! the expected sign and exponent come from popcounts: O(1) per element.
+//!
+//! **min/max**: rank `r` holds magnitude code `lo + ((c + d*r) mod 2^z)` (exponent and mantissa
+//! fields read as one integer, which orders positive floats) with an odd `d`, so the values of up
+//! to `2^z` ranks are distinct; signs are random per rank. The expected value is a fold over the
+//! ranks.
+
+use super::hash::{low_mask, mix, pick16, pick32, second};
+use super::kernel::Gen;
+use super::layout::Layout;
+
+/// Per-call constants of the float product pattern.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProdShape {
+    layout: Layout,
+    n: u64,
+    /// Window positions `1..=k` carry `2^+-1`.
+    k: u32,
+    e_lo: i64,
+    e_span: u64,
+}
+
+/// Per-element draws.
+struct ProdDraw {
+    leader: u64,
+    neg_lead: u64,
+    e0: i64,
+    mant: u64,
+    /// Bit `j % 64`: the sign of window position `j`.
+    signs: u64,
+    /// Bit `j` (for `j <= k`): exponent +1 when set, -1 when clear.
+    ups: u64,
+}
+
+/// Number of `j` in `1..n` whose bit `j % 64` is set in `word`.
+#[inline(always)]
+fn cyclic_count(word: u64, n: u64) -> u64 {
+    let all = (n / 64) * word.count_ones() as u64
+        + (word & low_mask((n % 64) as u32)).count_ones() as u64;
+    all - (word & 1)
+}
+
+impl ProdShape {
+    /// Constants for `nranks` ranks of layout `l`.
+    pub fn new(l: &Layout, nranks: usize) -> ProdShape {
+        let n = nranks.max(1) as u64;
+        let room = ((l.emax - 1 - l.emin) / 4).max(1) as u64;
+        let k = (n - 1).min(63).min(room) as u32;
+        let e_lo = (l.emin + k as i32) as i64;
+        let e_hi = (l.emax - 1 - k as i32) as i64;
+        ProdShape {
+            layout: *l,
+            n,
+            k,
+            e_lo,
+            e_span: (e_hi - e_lo + 1) as u64,
+        }
+    }
+
+    #[inline(always)]
+    fn draw(&self, key: u64, g: u64) -> ProdDraw {
+        let h = mix(key, g);
+        let h2 = second(h);
+        let h3 = second(h2);
+        ProdDraw {
+            leader: pick32(h2, self.n),
+            neg_lead: h2 >> 63,
+            e0: self.e_lo + pick16(h2, 40, self.e_span) as i64,
+            mant: h & self.layout.man_mask(),
+            signs: h3,
+            ups: h3.rotate_left(32) ^ h,
+        }
+    }
+}
+
+/// The expected product.
+pub(crate) struct ProdExpected<'a> {
+    /// Per-call constants.
+    pub shape: &'a ProdShape,
+    /// Pattern key.
+    pub key: u64,
+}
+
+impl Gen for ProdExpected<'_> {
+    #[inline(always)]
+    fn bits(&self, g: u64) -> u64 {
+        let sh = self.shape;
+        let d = sh.draw(self.key, g);
+        let negs = cyclic_count(d.signs, sh.n);
+        let ups = (d.ups & (low_mask(sh.k + 1) & !1)).count_ones() as i64;
+        let exp = d.e0 + 2 * ups - sh.k as i64;
+        sh.layout.pack(d.neg_lead ^ (negs & 1), exp, d.mant)
+    }
+}
+
+/// One rank's input to the product.
+pub(crate) struct ProdInput<'a> {
+    /// Per-call constants.
+    pub shape: &'a ProdShape,
+    /// Pattern key.
+    pub key: u64,
+    /// Global rank (`< n`).
+    pub rank: u64,
+}
+
+impl Gen for ProdInput<'_> {
+    #[inline(always)]
+    fn bits(&self, g: u64) -> u64 {
+        let sh = self.shape;
+        let d = sh.draw(self.key, g);
+        let j = (self.rank + sh.n - d.leader) % sh.n;
+        if j == 0 {
+            return sh.layout.pack(d.neg_lead, d.e0, d.mant);
+        }
+        let bit = |w: u64| (w >> (j % 64)) & 1;
+        let t = if j <= sh.k as u64 {
+            2 * bit(d.ups) as i64 - 1
+        } else {
+            0
+        };
+        sh.layout.pack(bit(d.signs), t, 0)
+    }
+}
+
+/// Per-call constants of the float min/max pattern.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MinMaxShape {
+    layout: Layout,
+    n: u64,
+    lo_code: u64,
+    code_mask: u64,
+}
+
+impl MinMaxShape {
+    /// Constants for `nranks` ranks of layout `l`.
+    pub fn new(l: &Layout, nranks: usize) -> MinMaxShape {
+        let (lo, hi) = l.mid_fields;
+        let codes = (hi - lo + 1) << l.man;
+        MinMaxShape {
+            layout: *l,
+            n: nranks.max(1) as u64,
+            lo_code: lo << l.man,
+            code_mask: low_mask((63 - codes.leading_zeros()).min(62)),
+        }
+    }
+
+    /// Rank `r`'s element bits, from the element's words `h`, `h2` and sign word `signs`.
+    #[inline(always)]
+    fn value(&self, h: u64, h2: u64, signs: u64, r: u64) -> u64 {
+        let code = self.lo_code + (h.wrapping_add((h2 | 1).wrapping_mul(r)) & self.code_mask);
+        let neg = (signs >> (r % 64)) & 1;
+        neg << (self.layout.bits - 1) | code
+    }
+
+    /// An integer key that orders element bits as their float values.
+    #[inline(always)]
+    fn order(&self, bits: u64) -> u64 {
+        let top = 1u64 << (self.layout.bits - 1);
+        if bits & top != 0 {
+            top - 1 - (bits & (top - 1))
+        } else {
+            bits | top
+        }
+    }
+}
+
+/// The expected minimum or maximum.
+pub(crate) struct MinMaxExpected<'a> {
+    /// Per-call constants.
+    pub shape: &'a MinMaxShape,
+    /// Pattern key.
+    pub key: u64,
+    /// Maximum when true, minimum when false.
+    pub max: bool,
+}
+
+impl Gen for MinMaxExpected<'_> {
+    #[inline(always)]
+    fn bits(&self, g: u64) -> u64 {
+        let sh = self.shape;
+        let h = mix(self.key, g);
+        let h2 = second(h);
+        let signs = second(h2);
+        let mut best = sh.value(h, h2, signs, 0);
+        for r in 1..sh.n {
+            let v = sh.value(h, h2, signs, r);
+            if (sh.order(v) > sh.order(best)) == self.max {
+                best = v;
+            }
+        }
+        best
+    }
+}
+
+/// One rank's input to min/max.
+pub(crate) struct MinMaxInput<'a> {
+    /// Per-call constants.
+    pub shape: &'a MinMaxShape,
+    /// Pattern key.
+    pub key: u64,
+    /// Global rank.
+    pub rank: u64,
+}
+
+impl Gen for MinMaxInput<'_> {
+    #[inline(always)]
+    fn bits(&self, g: u64) -> u64 {
+        let h = mix(self.key, g);
+        let h2 = second(h);
+        self.shape.value(h, h2, second(h2), self.rank)
+    }
+}

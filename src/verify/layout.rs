@@ -1,0 +1,145 @@
+//! Float element layouts as the patterns use them, and the exact encoders that turn an integer
+//! times a power of two into element bits without any rounding.
+
+use crate::dtype::DataType;
+
+/// The facts about a float element type the patterns need, as plain numbers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout {
+    /// Element width in bits.
+    pub bits: u32,
+    /// Stored mantissa bits.
+    pub man: u32,
+    /// Exponent bias.
+    pub bias: i32,
+    /// Smallest normal exponent.
+    pub emin: i32,
+    /// Largest finite exponent.
+    pub emax: i32,
+    /// Significand precision, implicit bit included.
+    pub p: u32,
+    /// Lowest and highest exponent field of the "middle half" of the range (normal, finite, far
+    /// from both ends), used for values that only need to look like ordinary floats.
+    pub mid_fields: (u64, u64),
+}
+
+impl Layout {
+    /// The layout of a float type; `None` for integers.
+    pub fn of(dtype: DataType) -> Option<Layout> {
+        let f = dtype.float_format()?;
+        let top = (1u64 << f.exp_bits) - 1;
+        Some(Layout {
+            bits: 8 * dtype.size() as u32,
+            man: f.man_bits,
+            bias: f.bias,
+            emin: f.min_normal_exp(),
+            emax: f.max_exp(),
+            p: f.precision(),
+            mid_fields: ((top / 4).max(1), 3 * top / 4),
+        })
+    }
+
+    /// Bits of `(-1)^neg * (1.mant) * 2^exp` for a normal `exp` and `mant < 2^man`.
+    #[inline(always)]
+    pub fn pack(&self, neg: u64, exp: i64, mant: u64) -> u64 {
+        (neg << (self.bits - 1)) | (((exp + self.bias as i64) as u64) << self.man) | mant
+    }
+
+    /// Mask of the mantissa field.
+    pub fn man_mask(&self) -> u64 {
+        (1u64 << self.man) - 1
+    }
+}
+
+/// Exact encoding of `k * 2^e` (the caller guarantees it is representable and, unless zero,
+/// normal) as element bits.
+pub(crate) trait Encode: Copy + Sync {
+    /// The bits of `k * 2^e`.
+    fn encode(&self, k: i64, e: i32) -> u64;
+}
+
+/// `float`: one conversion and one multiply by a constructed power of two.
+#[derive(Clone, Copy)]
+pub(crate) struct EncF32;
+
+impl Encode for EncF32 {
+    #[inline(always)]
+    fn encode(&self, k: i64, e: i32) -> u64 {
+        let scale = f32::from_bits(((e + 127) as u32) << 23);
+        ((k as f32) * scale).to_bits() as u64
+    }
+}
+
+/// `double`.
+#[derive(Clone, Copy)]
+pub(crate) struct EncF64;
+
+impl Encode for EncF64 {
+    #[inline(always)]
+    fn encode(&self, k: i64, e: i32) -> u64 {
+        let scale = f64::from_bits(((e + 1023) as u64) << 52);
+        ((k as f64) * scale).to_bits()
+    }
+}
+
+/// Types narrower than `float`: build the exact `float`, then move its fields (no rounding
+/// happens because the value has at most `p` significant bits).
+#[derive(Clone, Copy)]
+pub(crate) struct EncNarrow(pub Layout);
+
+impl Encode for EncNarrow {
+    #[inline(always)]
+    fn encode(&self, k: i64, e: i32) -> u64 {
+        let l = &self.0;
+        let b = EncF32.encode(k, e);
+        let sign = b >> 31;
+        let exp = ((b >> 23) & 0xff) as i64 - 127;
+        let packed = l.pack(sign, exp, (b & 0x7f_ffff) >> (23 - l.man));
+        if (b << 1) as u32 == 0 {
+            sign << (l.bits - 1)
+        } else {
+            packed
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::to_f64;
+
+    #[test]
+    fn every_encoder_is_exact_on_its_range() {
+        for dt in DataType::ALL.into_iter().filter(|d| d.is_float()) {
+            let l = Layout::of(dt).unwrap();
+            let budget = 1i64 << l.p;
+            for e in [
+                l.emin,
+                0.clamp(l.emin, l.emax - l.p as i32),
+                l.emax - l.p as i32,
+            ] {
+                for k in [1, -1, 3, budget - 1, -budget, budget / 2 + 1, 0] {
+                    let bits = match dt {
+                        DataType::Float => EncF32.encode(k, e),
+                        DataType::Double => EncF64.encode(k, e),
+                        _ => EncNarrow(l).encode(k, e),
+                    };
+                    let want = k as f64 * 2f64.powi(e);
+                    assert_eq!(to_f64(dt, bits), want, "{dt} k={k} e={e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn middle_fields_are_normal_and_finite() {
+        for dt in DataType::ALL.into_iter().filter(|d| d.is_float()) {
+            let l = Layout::of(dt).unwrap();
+            let (lo, hi) = l.mid_fields;
+            let big = l.pack(0, hi as i64 - l.bias as i64, l.man_mask());
+            let small = l.pack(1, lo as i64 - l.bias as i64, 0);
+            assert!(to_f64(dt, big).is_finite() && to_f64(dt, big) > 1.0, "{dt}");
+            assert!(to_f64(dt, small) < 0.0 && to_f64(dt, small) > -1.0, "{dt}");
+        }
+    }
+}

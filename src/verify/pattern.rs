@@ -1,0 +1,256 @@
+//! [`Pattern`]: the per-call constants of one (dtype, op, nranks, seed), and the two pure
+//! operations every caller needs: write a [`Content`] run into bytes, and count the wrong
+//! elements of bytes against a [`Content`] run, fused (expected values are generated on the fly).
+
+use super::float_avg::{AvgExpected, AvgInput, AvgShape};
+use super::float_prod::{
+    MinMaxExpected, MinMaxInput, MinMaxShape, ProdExpected, ProdInput, ProdShape,
+};
+use super::float_sum::{SumExpected, SumInput, SumShape};
+use super::hash::{decoy_key_of, key_of};
+use super::int::{IntExpected, IntInput, IntShape};
+use super::kernel::{apply, apply_w, Action};
+use super::layout::{EncF32, EncF64, EncNarrow, Encode, Layout};
+use super::plain::{PlainGen, ZeroGen};
+use crate::collective::Content;
+use crate::dtype::DataType;
+use crate::op::RedOp;
+
+/// Everything that determines the data of one verified call except the collective: element
+/// type, reduction operator, rank count and seed. Building one does the per-call work (a few
+/// constants; for `mulsum` over an odd rank count a small table), so build it once per call.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    dtype: DataType,
+    op: RedOp,
+    nranks: usize,
+    key: u64,
+    decoy_key: u64,
+    reduce: Reduce,
+}
+
+/// The reduction pattern's constants, by type family and operator.
+#[derive(Debug, Clone)]
+enum Reduce {
+    Int(IntShape),
+    Sum(SumShape, Layout),
+    Prod(ProdShape),
+    MinMax(MinMaxShape, bool),
+    Avg(AvgShape),
+}
+
+impl Pattern {
+    /// The pattern of `dtype` and `op` over `nranks` ranks (at least 1) under `seed`.
+    pub fn new(dtype: DataType, op: RedOp, nranks: usize, seed: u64) -> Pattern {
+        let nranks = nranks.max(1);
+        let reduce = match Layout::of(dtype) {
+            None => Reduce::Int(IntShape::new(dtype, op, nranks)),
+            Some(l) => match op {
+                RedOp::Sum | RedOp::MulSum => Reduce::Sum(SumShape::new(&l, op, nranks), l),
+                RedOp::Prod => Reduce::Prod(ProdShape::new(&l, nranks)),
+                RedOp::Max => Reduce::MinMax(MinMaxShape::new(&l, nranks), true),
+                RedOp::Min => Reduce::MinMax(MinMaxShape::new(&l, nranks), false),
+                RedOp::Avg => Reduce::Avg(AvgShape::new(dtype, &l, nranks)),
+            },
+        };
+        Pattern {
+            dtype,
+            op,
+            nranks,
+            key: key_of(seed),
+            decoy_key: decoy_key_of(seed),
+            reduce,
+        }
+    }
+
+    /// Element type.
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    /// Reduction operator.
+    pub fn op(&self) -> RedOp {
+        self.op
+    }
+
+    /// Number of ranks.
+    pub fn nranks(&self) -> usize {
+        self.nranks
+    }
+
+    /// Runs `action` on the run of `content` for global `rank` whose first element sits at
+    /// element `at` of its buffer.
+    fn run(&self, rank: usize, content: Content, at: usize, action: Action<'_>) -> u64 {
+        let w = self.dtype.size();
+        match content {
+            Content::Plain { first } => apply(
+                &PlainGen::new(self.dtype, self.key),
+                w,
+                first as u64,
+                action,
+            ),
+            Content::Decoy => apply(
+                &PlainGen::new(self.dtype, self.decoy_key),
+                w,
+                at as u64,
+                action,
+            ),
+            Content::Unchanged => apply(&ZeroGen, w, 0, action),
+            Content::Reduced { first } => self.reduced(first as u64, action),
+            Content::ReduceInput { first } => {
+                self.input((rank % self.nranks) as u64, first as u64, action)
+            }
+        }
+    }
+
+    fn reduced(&self, first: u64, action: Action<'_>) -> u64 {
+        let (key, w) = (self.key, self.dtype.size());
+        match &self.reduce {
+            Reduce::Int(shape) => apply(&IntExpected { shape, key }, w, first, action),
+            Reduce::Sum(shape, l) => {
+                sum_dispatch(&ExpectedSide { shape, key }, l, self.dtype, first, action)
+            }
+            Reduce::Prod(shape) => apply(&ProdExpected { shape, key }, w, first, action),
+            Reduce::MinMax(shape, max) => {
+                let gen = MinMaxExpected {
+                    shape,
+                    key,
+                    max: *max,
+                };
+                apply(&gen, w, first, action)
+            }
+            Reduce::Avg(shape) => apply(&AvgExpected { shape, key }, w, first, action),
+        }
+    }
+
+    fn input(&self, rank: u64, first: u64, action: Action<'_>) -> u64 {
+        let (key, w) = (self.key, self.dtype.size());
+        match &self.reduce {
+            Reduce::Int(shape) => apply(&IntInput { shape, key, rank }, w, first, action),
+            Reduce::Sum(shape, l) => {
+                let side = InputSide { shape, key, rank };
+                sum_dispatch(&side, l, self.dtype, first, action)
+            }
+            Reduce::Prod(shape) => apply(&ProdInput { shape, key, rank }, w, first, action),
+            Reduce::MinMax(shape, _) => apply(&MinMaxInput { shape, key, rank }, w, first, action),
+            Reduce::Avg(shape) => apply(&AvgInput { shape, key, rank }, w, first, action),
+        }
+    }
+}
+
+/// One side (expected value or a rank's input) of the sum pattern, runnable with any encoder,
+/// table use and width; [`sum_dispatch`] picks the one combination a dtype needs.
+trait SumSide {
+    /// The shape both sides share.
+    fn shape(&self) -> &SumShape;
+
+    /// Runs this side with the given encoder, table use and width.
+    fn run<E: Encode, const TABLE: bool, const W: usize>(
+        &self,
+        enc: E,
+        first: u64,
+        action: Action<'_>,
+    ) -> u64;
+}
+
+struct ExpectedSide<'a> {
+    shape: &'a SumShape,
+    key: u64,
+}
+
+impl SumSide for ExpectedSide<'_> {
+    fn shape(&self) -> &SumShape {
+        self.shape
+    }
+
+    fn run<E: Encode, const TABLE: bool, const W: usize>(
+        &self,
+        enc: E,
+        first: u64,
+        action: Action<'_>,
+    ) -> u64 {
+        let (shape, key) = (self.shape, self.key);
+        apply_w::<_, W>(&SumExpected::<E, TABLE> { shape, key, enc }, first, action)
+    }
+}
+
+struct InputSide<'a> {
+    shape: &'a SumShape,
+    key: u64,
+    rank: u64,
+}
+
+impl SumSide for InputSide<'_> {
+    fn shape(&self) -> &SumShape {
+        self.shape
+    }
+
+    fn run<E: Encode, const TABLE: bool, const W: usize>(
+        &self,
+        enc: E,
+        first: u64,
+        action: Action<'_>,
+    ) -> u64 {
+        let (shape, key, rank) = (self.shape, self.key, self.rank);
+        let gen = SumInput::<E, TABLE> {
+            shape,
+            key,
+            enc,
+            rank,
+        };
+        apply_w::<_, W>(&gen, first, action)
+    }
+}
+
+/// Runs a side of the sum pattern with the encoder and width of `dtype` and the table use of
+/// its shape.
+fn sum_dispatch<S: SumSide>(
+    side: &S,
+    l: &Layout,
+    dtype: DataType,
+    first: u64,
+    action: Action<'_>,
+) -> u64 {
+    let (a, f, t) = (action, first, side.shape().per_leader());
+    match (dtype, t) {
+        (DataType::Float, false) => side.run::<_, false, 4>(EncF32, f, a),
+        (DataType::Float, true) => side.run::<_, true, 4>(EncF32, f, a),
+        (DataType::Double, false) => side.run::<_, false, 8>(EncF64, f, a),
+        (DataType::Double, true) => side.run::<_, true, 8>(EncF64, f, a),
+        _ => match (l.bits, t) {
+            (8, false) => side.run::<_, false, 1>(EncNarrow(*l), f, a),
+            (8, true) => side.run::<_, true, 1>(EncNarrow(*l), f, a),
+            (_, false) => side.run::<_, false, 2>(EncNarrow(*l), f, a),
+            (_, true) => side.run::<_, true, 2>(EncNarrow(*l), f, a),
+        },
+    }
+}
+
+/// Writes the run of `content` that belongs to global `rank` into `out` (as many whole elements
+/// as fit). `at` is the element position of `out[0]` relative to its buffer pointer; only
+/// [`Content::Decoy`], which has no global index, uses it. [`Content::Unchanged`] writes zeros.
+pub fn write_content(p: &Pattern, rank: usize, content: Content, at: usize, out: &mut [u8]) {
+    p.run(rank, content, at, Action::Write(out));
+}
+
+/// Counts the elements of `data` (whole elements only) that differ from the run of `content`
+/// for global `rank`: more than [`tolerance`] bit-pattern units apart for [`Content::Reduced`],
+/// any difference otherwise. `at` is as in [`write_content`]; [`Content::Unchanged`] is counted
+/// against zeros (what `prepare` leaves in a receive buffer).
+pub fn count_wrong(p: &Pattern, rank: usize, content: Content, at: usize, data: &[u8]) -> u64 {
+    let tol = match content {
+        Content::Reduced { .. } => tolerance(p.dtype, p.op),
+        _ => 0,
+    };
+    p.run(rank, content, at, Action::Count(data, tol))
+}
+
+/// How many units apart (element bits read as unsigned integers of the element width) a reduced
+/// element may be from its expectation: 2 for float `avg` (the scalar `1/n` rounds), 0 otherwise.
+pub fn tolerance(dtype: DataType, op: RedOp) -> u64 {
+    if dtype.is_float() && op == RedOp::Avg {
+        2
+    } else {
+        0
+    }
+}
