@@ -50,16 +50,20 @@ fn min_bw_threshold() -> Result<Option<f64>, Error> {
         Err(_) => Ok(None),
         Ok(v) if v.trim().is_empty() => Ok(None),
         Ok(v) => match v.trim().parse::<f64>() {
-            Ok(x) if x == -1.0 => Ok(None),
+            Ok(-1.0) => Ok(None),
             Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-            _ => Err(Error::usage(format!("NCCL_TESTS_MIN_BW={v:?} is not a bandwidth in GB/s"))),
+            _ => Err(Error::usage(format!(
+                "NCCL_TESTS_MIN_BW={v:?} is not a bandwidth in GB/s"
+            ))),
         },
     }
 }
 
 fn open_backend(cfg: &RunConfig) -> Result<Box<dyn Backend>, Error> {
     match cfg.backend {
-        BackendChoice::Auto | BackendChoice::Host => Ok(Box::new(HostBackend::new(cfg.local_ranks())?)),
+        BackendChoice::Auto | BackendChoice::Host => {
+            Ok(Box::new(HostBackend::new(cfg.local_ranks())?))
+        }
         BackendChoice::Nccl => Err(Error::Backend(
             "the NCCL backend is not part of this build yet; use --backend host".into(),
         )),
@@ -134,7 +138,8 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     for s in &skipped {
         sinks.notice(&format!("# skipping {s}: not supported by this backend"))?;
     }
-    let outcome = Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
+    let outcome =
+        Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
     Ok(outcome.exit_code())
 }
 

@@ -15,11 +15,27 @@ fn ncclbench(args: &str) -> Output {
 fn usage_error(args: &str, needle: &str) {
     let out = ncclbench(args);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "`{args}`: status {:?}, stderr: {err}", out.status);
-    assert_eq!(err.lines().count(), 1, "`{args}`: expected one stderr line, got: {err}");
-    assert!(err.contains(needle), "`{args}`: stderr {err:?} does not mention {needle:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "`{args}`: status {:?}, stderr: {err}",
+        out.status
+    );
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "`{args}`: expected one stderr line, got: {err}"
+    );
+    assert!(
+        err.contains(needle),
+        "`{args}`: stderr {err:?} does not mention {needle:?}"
+    );
     assert!(!err.contains("panicked"), "`{args}` panicked");
-    assert!(out.stdout.is_empty(), "`{args}` printed to stdout: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "`{args}` printed to stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]

@@ -12,7 +12,10 @@ fn bin() -> &'static str {
 }
 
 fn run(args: &str) -> Output {
-    Command::new(bin()).args(args.split_whitespace()).output().expect("run ncclbench")
+    Command::new(bin())
+        .args(args.split_whitespace())
+        .output()
+        .expect("run ncclbench")
 }
 
 fn stdout(o: &Output) -> String {
@@ -30,13 +33,21 @@ fn data_lines(text: &str) -> Vec<Vec<String>> {
 #[test]
 fn all_reduce_over_four_host_ranks_prints_a_verified_nccl_tests_table() {
     let out = run("all_reduce -b 8 -e 64K -f 2 -g 4");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("# ncclbench version "), "{}", lines[0]);
     assert_eq!(lines[1], "# Collective test starting: all_reduce_perf");
     assert!(lines[2].starts_with("# nThread 1 nGpus 4 minBytes 8 maxBytes 65536 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0"), "{}", lines[2]);
-    assert!(text.contains("\n# backend: host "), "the host backend must say so");
+    assert!(
+        text.contains("\n# backend: host "),
+        "the host backend must say so"
+    );
     assert!(text.contains("#  Rank  3 Group  0 Pid "), "{text}");
     assert!(text.contains("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n"));
     let rows = data_lines(&text);
@@ -45,12 +56,22 @@ fn all_reduce_over_four_host_ranks_prints_a_verified_nccl_tests_table() {
         assert_eq!(r.len(), 13, "{r:?}");
         assert_eq!(r[0], (8u64 << i).to_string());
         assert_eq!(r[1], (2u64 << i).to_string());
-        assert_eq!((r[2].as_str(), r[3].as_str(), r[4].as_str()), ("float", "sum", "-1"));
-        assert_eq!((r[8].as_str(), r[12].as_str()), ("0", "0"), "#wrong must be 0: {r:?}");
+        assert_eq!(
+            (r[2].as_str(), r[3].as_str(), r[4].as_str()),
+            ("float", "sum", "-1")
+        );
+        assert_eq!(
+            (r[8].as_str(), r[12].as_str()),
+            ("0", "0"),
+            "#wrong must be 0: {r:?}"
+        );
     }
     assert!(text.contains("# Out of bounds values : 0 OK\n"));
     assert!(text.contains("# Avg bus bandwidth    : "));
-    assert!(text.ends_with("#\n# Collective test concluded: all_reduce_perf\n#\n\n"), "{text}");
+    assert!(
+        text.ends_with("#\n# Collective test concluded: all_reduce_perf\n#\n\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -58,13 +79,28 @@ fn a_binary_named_like_an_nccl_tests_program_runs_that_collective() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("all_gather_perf");
     std::os::unix::fs::symlink(bin(), &link).unwrap();
-    let out = Command::new(&link).args(["-b", "1K", "-e", "4K", "-f", "2", "-g", "2"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(&link)
+        .args(["-b", "1K", "-e", "4K", "-f", "2", "-g", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = stdout(&out);
     assert!(text.contains("# Collective test starting: all_gather_perf\n"));
     let rows = data_lines(&text);
     assert_eq!(rows.len(), 3);
-    assert_eq!((rows[0][0].as_str(), rows[0][1].as_str(), rows[0][3].as_str()), ("1024", "128", "none"));
+    assert_eq!(
+        (
+            rows[0][0].as_str(),
+            rows[0][1].as_str(),
+            rows[0][3].as_str()
+        ),
+        ("1024", "128", "none")
+    );
 }
 
 #[test]
@@ -78,11 +114,31 @@ fn csv_and_json_hold_one_record_per_measurement() {
         json.display()
     );
     let out = run(&args);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    for col in ["cycle", "collective", "dtype", "op", "root", "nranks", "placement", "bytes", "count", "time_us", "algbw_gbs", "busbw_gbs", "wrong", "backend"] {
+    for col in [
+        "cycle",
+        "collective",
+        "dtype",
+        "op",
+        "root",
+        "nranks",
+        "placement",
+        "bytes",
+        "count",
+        "time_us",
+        "algbw_gbs",
+        "busbw_gbs",
+        "wrong",
+        "backend",
+    ] {
         assert!(header.contains(&col), "CSV lacks column {col}: {header:?}");
     }
     let recs: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
@@ -98,7 +154,8 @@ fn csv_and_json_hold_one_record_per_measurement() {
     assert_eq!(recs[0][col("placement")], "out_of_place");
     assert_eq!(recs[1][col("placement")], "in_place");
     assert_eq!(recs[11][col("cycle")], "1");
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["version"], 3);
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 6);
@@ -117,13 +174,19 @@ fn average_bandwidth_below_the_threshold_fails_with_status_7() {
         .unwrap();
     assert_eq!(out.status.code(), Some(7));
     let text = stdout(&out);
-    assert!(text.lines().any(|l| l.starts_with("# Avg bus bandwidth    : ") && l.ends_with(" FAILED")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("# Avg bus bandwidth    : ") && l.ends_with(" FAILED")),
+        "{text}"
+    );
 }
 
 fn wait_for_lines(path: &Path, n: usize, limit: Duration) -> usize {
     let start = Instant::now();
     loop {
-        let count = std::fs::read_to_string(path).map(|t| t.lines().count()).unwrap_or(0);
+        let count = std::fs::read_to_string(path)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
         if count >= n || start.elapsed() > limit {
             return count;
         }
@@ -138,7 +201,21 @@ fn a_killed_run_keeps_every_completed_row_in_every_output() {
     let json = dir.path().join("r.json");
     // -N 0 runs forever; it is killed once rows have appeared.
     let mut child = Command::new(bin())
-        .args(["all_reduce", "-b", "1K", "-e", "64K", "-f", "2", "-g", "2", "-n", "2", "-N", "0"])
+        .args([
+            "all_reduce",
+            "-b",
+            "1K",
+            "-e",
+            "64K",
+            "-f",
+            "2",
+            "-g",
+            "2",
+            "-n",
+            "2",
+            "-N",
+            "0",
+        ])
         .arg("--csv")
         .arg(&csv)
         .arg("-J")
@@ -151,18 +228,32 @@ fn a_killed_run_keeps_every_completed_row_in_every_output() {
     child.kill().unwrap();
     child.wait().unwrap();
     let mut text = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut text).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
     assert!(seen >= 25, "only {seen} CSV lines appeared");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
-    assert!(csv_text.ends_with('\n'), "the CSV ends with a complete line");
+    assert!(
+        csv_text.ends_with('\n'),
+        "the CSV ends with a complete line"
+    );
     let widths: Vec<usize> = csv_text.lines().map(|l| l.split(',').count()).collect();
-    assert!(widths.iter().all(|w| *w == widths[0]), "every CSV line is complete");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("the JSON file stays valid");
+    assert!(
+        widths.iter().all(|w| *w == widths[0]),
+        "every CSV line is complete"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the JSON file stays valid");
     let rows_in_json = doc["results"].as_array().unwrap().len();
     let placements_in_csv = widths.len() - 1;
     // The JSON holds every completed row; the CSV may hold one more placement of a row in flight.
-    assert!(rows_in_json * 2 <= placements_in_csv && placements_in_csv <= rows_in_json * 2 + 1, "json {rows_in_json} rows, csv {placements_in_csv}");
+    assert!(
+        rows_in_json * 2 <= placements_in_csv && placements_in_csv <= rows_in_json * 2 + 1,
+        "json {rows_in_json} rows, csv {placements_in_csv}"
+    );
     assert_eq!(doc["ncclbench"]["complete"], false);
     // stdout rows were flushed as measured too.
     assert!(data_lines(&text).len() >= rows_in_json);

@@ -27,7 +27,16 @@ fn call_for(case: &CheckCase) -> Call {
         root: case.root,
         count: case.shape.count,
         ranks: (0..case.nranks)
-            .map(|r| rank_args(case.coll, &case.shape, case.dtype, r, case.placement, case.base))
+            .map(|r| {
+                rank_args(
+                    case.coll,
+                    &case.shape,
+                    case.dtype,
+                    r,
+                    case.placement,
+                    case.base,
+                )
+            })
             .collect(),
     }
 }
@@ -37,9 +46,17 @@ fn recv_elements(b: &mut dyn Backend, case: &CheckCase) -> Vec<Vec<u64>> {
         .map(|r| {
             let p = call_for(case).ranks[r].recv;
             let mut out = Vec::new();
-            b.inspect(r, p.buf, p.offset, case.shape.recv_elems * case.dtype.size(), &mut |bytes| {
-                out = (0..case.shape.recv_elems).map(|i| numeric::load(case.dtype, bytes, i)).collect()
-            })
+            b.inspect(
+                r,
+                p.buf,
+                p.offset,
+                case.shape.recv_elems * case.dtype.size(),
+                &mut |bytes| {
+                    out = (0..case.shape.recv_elems)
+                        .map(|i| numeric::load(case.dtype, bytes, i))
+                        .collect()
+                },
+            )
             .unwrap();
             out
         })
@@ -60,10 +77,17 @@ fn measure(case: &CheckCase, fault: Fault) -> (u64, u64) {
         b.launch(&call).unwrap();
         b.wait(None).unwrap();
     }
-    assert_eq!(verify::check(&mut clean, case).unwrap(), 0, "clean run must verify: {case:?}");
+    assert_eq!(
+        verify::check(&mut clean, case).unwrap(),
+        0,
+        "clean run must verify: {case:?}"
+    );
     let wrong = verify::check(&mut faulty, case).unwrap();
     let tol = verify::tolerance(case.dtype, case.op);
-    let (a, b) = (recv_elements(&mut clean, case), recv_elements(&mut faulty, case));
+    let (a, b) = (
+        recv_elements(&mut clean, case),
+        recv_elements(&mut faulty, case),
+    );
     let diff = a
         .iter()
         .zip(&b)
@@ -105,7 +129,11 @@ const MOVES: [DataType; 3] = [DataType::Float, DataType::Uint8, DataType::F8e5m2
 fn all_cases() -> Vec<CheckCase> {
     let mut out = Vec::new();
     for coll in Collective::ALL {
-        let ranks: &[usize] = if coll.needs_power_of_two_ranks() { &[2, 4] } else { &[2, 3, 4] };
+        let ranks: &[usize] = if coll.needs_power_of_two_ranks() {
+            &[2, 4]
+        } else {
+            &[2, 3, 4]
+        };
         let pairs: Vec<(DataType, RedOp)> = if coll.reduces() {
             REDUCTIONS.to_vec()
         } else {
@@ -128,7 +156,9 @@ fn all_cases() -> Vec<CheckCase> {
 /// The rank whose data matters for the fault: the root where only the root sends or receives.
 fn victim(c: &CheckCase) -> usize {
     match c.coll {
-        Collective::Broadcast | Collective::Scatter | Collective::Reduce | Collective::Gather => c.root,
+        Collective::Broadcast | Collective::Scatter | Collective::Reduce | Collective::Gather => {
+            c.root
+        }
         _ => 1,
     }
 }
@@ -144,7 +174,14 @@ fn sender(c: &CheckCase) -> usize {
 fn a_flipped_top_bit_is_exactly_one_wrong_element() {
     for c in all_cases() {
         let bit = 8 * c.dtype.size() as u32 - 1;
-        let (wrong, diff) = measure(&c, Fault::FlipBit { rank: victim(&c), elem: 1, bit });
+        let (wrong, diff) = measure(
+            &c,
+            Fault::FlipBit {
+                rank: victim(&c),
+                elem: 1,
+                bit,
+            },
+        );
         assert_eq!((wrong, diff), (1, 1), "{c:?}");
     }
 }
@@ -152,7 +189,14 @@ fn a_flipped_top_bit_is_exactly_one_wrong_element() {
 #[test]
 fn a_flipped_low_bit_is_one_wrong_element_except_within_float_avg_tolerance() {
     for c in all_cases() {
-        let (wrong, diff) = measure(&c, Fault::FlipBit { rank: victim(&c), elem: 2, bit: 0 });
+        let (wrong, diff) = measure(
+            &c,
+            Fault::FlipBit {
+                rank: victim(&c),
+                elem: 2,
+                bit: 0,
+            },
+        );
         assert_eq!(wrong, diff, "{c:?}");
         let tolerated = c.dtype.is_float() && c.op == RedOp::Avg && c.coll.reduces();
         assert_eq!(wrong, if tolerated { 0 } else { 1 }, "{c:?}");
@@ -164,7 +208,11 @@ fn a_dropped_rank_contribution_is_counted_exactly() {
     for c in all_cases() {
         let (wrong, diff) = measure(&c, Fault::DropRank { rank: sender(&c) });
         assert_eq!(wrong, diff, "{c:?}");
-        assert!(wrong > 0, "dropping rank {} went unnoticed: {c:?}", sender(&c));
+        assert!(
+            wrong > 0,
+            "dropping rank {} went unnoticed: {c:?}",
+            sender(&c)
+        );
     }
 }
 
@@ -198,8 +246,21 @@ fn a_stale_receive_buffer_is_counted_exactly() {
 #[test]
 fn buffers_are_untouched_outside_the_receive_region_by_the_fault_wrapper() {
     // Guards the harness itself: a flip outside the region must not happen.
-    let c = case(Collective::AllReduce, DataType::Float, RedOp::Sum, 2, Placement::OutOfPlace);
-    let (wrong, diff) = measure(&c, Fault::FlipBit { rank: 0, elem: c.shape.recv_elems, bit: 3 });
+    let c = case(
+        Collective::AllReduce,
+        DataType::Float,
+        RedOp::Sum,
+        2,
+        Placement::OutOfPlace,
+    );
+    let (wrong, diff) = measure(
+        &c,
+        Fault::FlipBit {
+            rank: 0,
+            elem: c.shape.recv_elems,
+            bit: 3,
+        },
+    );
     assert_eq!((wrong, diff), (0, 0));
     let _ = Buf::Recv;
 }

@@ -33,7 +33,11 @@ pub struct Faulty<B: Backend> {
 
 impl<B: Backend> Faulty<B> {
     pub fn new(inner: B, fault: Fault) -> Self {
-        Faulty { inner, fault, last: None }
+        Faulty {
+            inner,
+            fault,
+            last: None,
+        }
     }
 
     fn region(&self, call: &Call, rank: usize) -> (BufPtr, usize, usize) {
@@ -48,19 +52,21 @@ impl<B: Backend> Faulty<B> {
             Fault::FlipBit { rank, elem, bit } => {
                 let (p, len, w) = self.region(call, rank);
                 if elem < len {
-                    self.inner.fill(rank, p.buf, p.offset + elem * w, w, &mut |b| {
-                        b[(bit / 8) as usize] ^= 1 << (bit % 8)
-                    })?;
+                    self.inner
+                        .fill(rank, p.buf, p.offset + elem * w, w, &mut |b| {
+                            b[(bit / 8) as usize] ^= 1 << (bit % 8)
+                        })?;
                 }
             }
             Fault::SwapChunks { rank } => {
                 let (p, len, w) = self.region(call, rank);
                 let l = len / n.max(2);
                 if l > 0 {
-                    self.inner.fill(rank, p.buf, p.offset, 2 * l * w, &mut |b| {
-                        let (x, y) = b.split_at_mut(l * w);
-                        x.swap_with_slice(y)
-                    })?;
+                    self.inner
+                        .fill(rank, p.buf, p.offset, 2 * l * w, &mut |b| {
+                            let (x, y) = b.split_at_mut(l * w);
+                            x.swap_with_slice(y)
+                        })?;
                 }
             }
             Fault::ShiftChunk { rank } => {
@@ -68,7 +74,9 @@ impl<B: Backend> Faulty<B> {
                 let l = (len / n.max(2)).min(len.saturating_sub(1));
                 if l > 0 {
                     self.inner
-                        .fill(rank, p.buf, p.offset, (l + 1) * w, &mut |b| b.copy_within(0..l * w, w))?;
+                        .fill(rank, p.buf, p.offset, (l + 1) * w, &mut |b| {
+                            b.copy_within(0..l * w, w)
+                        })?;
                 }
             }
             Fault::DropRank { .. } | Fault::Stale => {}
@@ -112,10 +120,24 @@ impl<B: Backend> Backend for Faulty<B> {
     fn allocate(&mut self, send_bytes: usize, recv_bytes: usize) -> Result<(), Error> {
         self.inner.allocate(send_bytes, recv_bytes)
     }
-    fn fill(&mut self, l: usize, b: Buf, o: usize, n: usize, f: &mut dyn FnMut(&mut [u8])) -> Result<(), Error> {
+    fn fill(
+        &mut self,
+        l: usize,
+        b: Buf,
+        o: usize,
+        n: usize,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), Error> {
         self.inner.fill(l, b, o, n, f)
     }
-    fn inspect(&mut self, l: usize, b: Buf, o: usize, n: usize, f: &mut dyn FnMut(&[u8])) -> Result<(), Error> {
+    fn inspect(
+        &mut self,
+        l: usize,
+        b: Buf,
+        o: usize,
+        n: usize,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), Error> {
         self.inner.inspect(l, b, o, n, f)
     }
     fn group_start(&mut self) -> Result<(), Error> {
@@ -132,11 +154,17 @@ impl<B: Backend> Backend for Faulty<B> {
             let id = identity_bits(call.dtype, call.op, call.coll.reduces());
             let p = call.ranks[rank].send;
             let dt = call.dtype;
-            self.inner.fill(rank, p.buf, p.offset, shape.send_elems * dt.size(), &mut |b| {
-                for i in 0..shape.send_elems {
-                    numeric::store(dt, b, i, id);
-                }
-            })?;
+            self.inner.fill(
+                rank,
+                p.buf,
+                p.offset,
+                shape.send_elems * dt.size(),
+                &mut |b| {
+                    for i in 0..shape.send_elems {
+                        numeric::store(dt, b, i, id);
+                    }
+                },
+            )?;
         }
         self.last = Some(call.clone());
         if self.fault == Fault::Stale {

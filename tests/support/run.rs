@@ -15,7 +15,10 @@ use std::ffi::OsString;
 
 /// Parses `ncclbench <args>` into a RunConfig (panics on a usage error: tests pass valid args).
 pub fn config(args: &str) -> RunConfig {
-    let argv: Vec<OsString> = std::iter::once("ncclbench").chain(args.split_whitespace()).map(OsString::from).collect();
+    let argv: Vec<OsString> = std::iter::once("ncclbench")
+        .chain(args.split_whitespace())
+        .map(OsString::from)
+        .collect();
     match cli::parse(&argv).unwrap_or_else(|e| panic!("{args}: {e}")) {
         Command::Run(cfg) => cfg,
         _ => panic!("{args}: not a run"),

@@ -92,7 +92,7 @@ pub(super) fn check(
         for (p, elems) in [(args.send, send), (args.recv, recv)] {
             let bytes = elems.checked_mul(elt).ok_or_else(too_big)?;
             let size = len(rank, p.buf);
-            if p.offset.checked_add(bytes).map_or(true, |end| end > size) {
+            if p.offset.checked_add(bytes).is_none_or(|end| end > size) {
                 return Err(Error::Backend(format!(
                     "host backend: {} of {bytes} bytes at offset {} of rank {rank}'s {:?} \
                      buffer ({size} bytes) is out of bounds",

@@ -12,14 +12,16 @@ use crate::output::format::c_g;
 use crate::result::{Measurement, RowKey};
 use std::path::Path;
 
-const FIXTURE: &str = "/work/shared/fixtures/real/015_nccltests_2.29.2_h100x8_single_node.txt";
+/// The fixture, in the `shared/` folder that sits beside the repository.
+const FIXTURE: &str = "../shared/fixtures/real/015_nccltests_2.29.2_h100x8_single_node.txt";
 
 fn fixture() -> Option<String> {
-    if !Path::new(FIXTURE).exists() {
-        eprintln!("skipping: {FIXTURE} is absent");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
+    if !path.exists() {
+        eprintln!("skipping: {} is absent", path.display());
         return None;
     }
-    Some(std::fs::read_to_string(FIXTURE).unwrap())
+    Some(std::fs::read_to_string(path).unwrap())
 }
 
 /// Rebuilds one data line from its whitespace-separated fields.
