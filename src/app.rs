@@ -39,6 +39,12 @@ pub fn main() -> ExitCode {
 }
 
 fn report(e: &Error) -> u8 {
+    if let Error::Output(io) = e {
+        if io.kind() == std::io::ErrorKind::BrokenPipe {
+            // The reader went away (`| head`): nothing left to say to it.
+            return exit::OK;
+        }
+    }
     let _ = std::io::stdout().flush();
     eprintln!("ncclbench: {e}");
     e.exit_code()
@@ -68,6 +74,32 @@ fn open_backend(cfg: &RunConfig) -> Result<Box<dyn Backend>, Error> {
             "the NCCL backend is not part of this build yet; use --backend host".into(),
         )),
     }
+}
+
+/// Header notes for NCCL/CUDA-only flags that the host backend cannot honour (nccl-tests
+/// likewise prints "Ignoring" for flags its build does not support).
+fn host_ignored_flags(cfg: &RunConfig) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut note = |flag: &str, why: &str| notes.push(format!("# {flag} ignored: {why}"));
+    if cfg.local_register > 0 {
+        note(
+            &format!("-R {}", cfg.local_register),
+            "the host backend has no buffer registration",
+        );
+    }
+    if let Some(p) = cfg.cta_policy {
+        note(
+            &format!("-x {p}"),
+            "the host backend has no NCCL CTA policy",
+        );
+    }
+    if cfg.stream_null {
+        note("-y 1", "the host backend has no CUDA streams");
+    }
+    if cfg.memory_report {
+        note("-M 1", "the host backend has no GPU memory to report");
+    }
+    notes
 }
 
 /// The header facts of a run.
@@ -118,25 +150,42 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let mut boot = SingleProcess;
     let info = backend.info().clone();
     let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
-    let meta = run_meta(cfg, backend.as_ref());
+    let mut meta = run_meta(cfg, backend.as_ref());
+    meta.backend_lines.extend(
+        skipped
+            .iter()
+            .map(|s| format!("# skipping {s}: not supported by this backend")),
+    );
+    if info.name == "host" {
+        meta.backend_lines.extend(host_ignored_flags(cfg));
+    }
     let mut sinks = Sinks::default();
     if boot.is_root() {
+        // Files first, so a path that cannot be written stops the run before any output.
         if let Some(path) = &cfg.json {
-            // The JSON sink picks its file (no-clobber) at begin; nccl-tests announces it first.
             let mut json = JsonSink::new(path);
-            json.begin(&meta)?;
+            json.begin(&meta).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            // The JSON sink picks its file (no-clobber) at begin; nccl-tests announces it first.
             println!("# Writing JSON output to {}", json.path().display());
             sinks.0.push(Box::new(BegunSink(json)));
         }
-        sinks.0.push(Box::new(TextSink::stdout()));
         if let Some(path) = &cfg.csv {
-            sinks.0.push(Box::new(CsvSink::new(path)));
+            let mut csv = CsvSink::new(path);
+            csv.begin(&meta).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            sinks.0.push(Box::new(BegunSink(csv)));
         }
-        sinks.0.push(Box::new(ProgressSink::stderr()));
-    }
-    sinks.begin(&meta)?;
-    for s in &skipped {
-        sinks.notice(&format!("# skipping {s}: not supported by this backend"))?;
+        let mut text = TextSink::stdout();
+        text.begin(&meta)?;
+        sinks.0.push(Box::new(BegunSink(text)));
+        let mut progress = ProgressSink::stderr();
+        progress.begin(&meta)?;
+        sinks.0.push(Box::new(BegunSink(progress)));
     }
     let outcome =
         Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;

@@ -258,3 +258,32 @@ fn a_killed_run_keeps_every_completed_row_in_every_output() {
     // stdout rows were flushed as measured too.
     assert!(data_lines(&text).len() >= rows_in_json);
 }
+
+#[test]
+fn an_output_file_that_cannot_be_created_stops_the_run_before_any_output() {
+    for flag in ["--csv", "-J"] {
+        let out = run(&format!(
+            "all_reduce -b 1K -e 1K {flag} /nonexistent-dir/out.file"
+        ));
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("/nonexistent-dir/out.file"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn flags_the_host_backend_cannot_honour_are_named_in_the_header() {
+    let out = run("all_reduce -b 1K -e 1K -R 1 -y 1");
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("\n# -R 1 ignored: the host backend has no buffer registration\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n# -y 1 ignored: the host backend has no CUDA streams\n"),
+        "{text}"
+    );
+}

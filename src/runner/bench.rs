@@ -91,6 +91,10 @@ impl Runner<'_> {
             self.wait(sweep, shape, "timed loop")?;
         }
         let elapsed = if z3 { z3_total } else { t0.elapsed() };
+        if per_iter {
+            // The last events may still be queued (blocking modes skip the final wait).
+            self.wait(sweep, shape, "per-iteration events")?;
+        }
         if graph {
             self.backend.destroy_graphs()?;
         }

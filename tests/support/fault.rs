@@ -22,6 +22,9 @@ pub enum Fault {
     ShiftChunk { rank: usize },
     /// Do not run the collective at all: receive buffers keep what was there.
     Stale,
+    /// Never complete: every wait with a deadline runs into it (a wait without one would hang,
+    /// so it is passed through).
+    Hang,
 }
 
 /// Delegates to `inner`, corrupting per `fault`.
@@ -79,7 +82,7 @@ impl<B: Backend> Faulty<B> {
                         })?;
                 }
             }
-            Fault::DropRank { .. } | Fault::Stale => {}
+            Fault::DropRank { .. } | Fault::Stale | Fault::Hang => {}
         }
         Ok(())
     }
@@ -173,6 +176,17 @@ impl<B: Backend> Backend for Faulty<B> {
         self.inner.launch(call)
     }
     fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
+        if let (Fault::Hang, Some(d)) = (self.fault, deadline) {
+            let seconds = d
+                .saturating_duration_since(Instant::now())
+                .as_secs_f64()
+                .round() as u64;
+            std::thread::sleep(d.saturating_duration_since(Instant::now()));
+            return Err(Error::Timeout {
+                seconds,
+                what: String::new(),
+            });
+        }
         self.inner.wait(deadline)?;
         if let Some(call) = self.last.take() {
             self.corrupt(&call)?;

@@ -9,7 +9,7 @@ use ncclbench::config::RunConfig;
 use ncclbench::error::Error;
 use ncclbench::output::Sink;
 use ncclbench::plan;
-use ncclbench::result::{Row, RunMeta};
+use ncclbench::result::{Row, Summary};
 use ncclbench::runner::{Outcome, Runner};
 use std::ffi::OsString;
 
@@ -30,6 +30,7 @@ pub fn config(args: &str) -> RunConfig {
 pub struct Capture {
     pub rows: Vec<Row>,
     pub notices: Vec<String>,
+    pub finished: Option<Summary>,
 }
 
 impl Sink for Capture {
@@ -41,16 +42,28 @@ impl Sink for Capture {
         self.notices.push(line.to_string());
         Ok(())
     }
+    fn finish(&mut self, summary: &Summary) -> std::io::Result<()> {
+        self.finished = Some(summary.clone());
+        Ok(())
+    }
+}
+
+/// Runs `cfg` on `backend`, returning the outcome and what the sink saw.
+pub fn run_captured(
+    cfg: &RunConfig,
+    backend: &mut dyn Backend,
+) -> (Result<Outcome, Error>, Capture) {
+    let info = backend.info().clone();
+    let (plan, _) = plan::build(cfg, &info, |d, o| backend.supports(d, o)).expect("valid plan");
+    let mut sink = Capture::default();
+    let mut boot = SingleProcess;
+    let out = Runner::new(cfg, &plan, backend, &mut boot, &mut sink).run(None, None);
+    (out, sink)
 }
 
 /// Runs `cfg` on `backend`, returning the outcome.
 pub fn run_with(cfg: &RunConfig, backend: &mut dyn Backend) -> Result<Outcome, Error> {
-    let info = backend.info().clone();
-    let (plan, _) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
-    let mut sink = Capture::default();
-    let mut boot = SingleProcess;
-    let _meta: Option<RunMeta> = None;
-    Runner::new(cfg, &plan, backend, &mut boot, &mut sink).run(None, None)
+    run_captured(cfg, backend).0
 }
 
 /// Runs `ncclbench <args>` on a host backend with `-t x -g` ranks.
