@@ -8,7 +8,8 @@ use crate::dtype::DataType;
 use crate::op::RedOp;
 
 /// Out-of-place or in-place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Placement {
     /// Separate send and receive buffers.
     OutOfPlace,

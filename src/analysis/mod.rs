@@ -1,0 +1,13 @@
+//! `ncclbench analyze`: read result files (ours and nccl-tests'), fit each curve's
+//! alpha-beta regimes, and report the numbers an engineer reasons with.
+//!
+//! Data flows one way: [`read`] (files -> [`input::InputRow`]s) -> [`fit`] and [`curve`]
+//! (rows -> [`curve::CurveReport`]s) -> [`report`] and [`plot`] (reports -> text, markdown, HTML,
+//! JSON, SVG/PNG).
+
+pub mod curve;
+pub mod fit;
+pub mod input;
+pub mod plot;
+pub mod read;
+pub mod report;
