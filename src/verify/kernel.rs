@@ -6,15 +6,46 @@
 //! chunk runs a loop compiled for the widest vector extension the CPU has (detected at run time),
 //! because the per-element arithmetic only keeps up with memory bandwidth when it vectorizes.
 
+use super::hash::Idx;
 use std::thread;
 
 /// Smallest piece of a buffer worth a thread of its own.
 pub(crate) const MIN_CHUNK_BYTES: usize = 1 << 20;
 
 /// A pure function from global element index to element bits (the low `8 * width` bits).
-pub(crate) trait Gen: Sync {
+pub(crate) trait Gen: Copy + Sync {
     /// The element at global index `g`.
-    fn bits(&self, g: u64) -> u64;
+    fn bits(&self, g: Idx) -> u64;
+}
+
+/// Elements per inner loop: short enough for a 32-bit wrong-count, long enough to vectorize.
+const BLOCK: usize = 4096;
+
+/// Consecutive sub-runs of the `elems` elements starting at global index `first`, as
+/// `(hi, lo, k, n)`: `n` elements starting at element `k` whose indices are `hi:lo + i`, at most
+/// [`BLOCK`] long and never crossing a multiple of 2^32. (An iterator, not a callback: closures
+/// would not be inlined into the vectorized loops.)
+struct Blocks {
+    first: u64,
+    elems: usize,
+    k: usize,
+}
+
+impl Iterator for Blocks {
+    type Item = (u32, u32, usize, usize);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.k >= self.elems {
+            return None;
+        }
+        let g = Idx::from(self.first + self.k as u64);
+        let room = (1u64 << 32) - g.lo as u64;
+        let n = (self.elems - self.k).min(BLOCK).min(room as usize);
+        let k = self.k;
+        self.k += n;
+        Some((g.hi, g.lo, k, n))
+    }
 }
 
 /// What to do with a generated run.
@@ -135,6 +166,17 @@ fn load<const W: usize>(c: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// Writes the low `W` bytes of `v` into `c` (exactly `W` bytes), little-endian.
+#[inline(always)]
+fn store<const W: usize>(c: &mut [u8], v: u64) {
+    match W {
+        1 => c[0] = v as u8,
+        2 => c.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => c.copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => c.copy_from_slice(&v.to_le_bytes()),
+    }
+}
+
 impl<G: Gen, const W: usize> Job<'_, G, W> {
     #[inline(always)]
     fn run(self) -> u64 {
@@ -145,9 +187,21 @@ impl<G: Gen, const W: usize> Job<'_, G, W> {
         };
         match self {
             Job::Write { gen, out, first } => {
-                for (k, c) in out.chunks_exact_mut(W).enumerate() {
-                    let v = gen.bits(first + k as u64);
-                    c.copy_from_slice(&v.to_le_bytes()[..W]);
+                // A local copy: the compiler can then see that writing `out` never changes
+                // the generator's constants, and keep them in registers.
+                let gen = *gen;
+                let elems = out.len() / W;
+                for (hi, lo, k, n) in (Blocks { first, elems, k: 0 }) {
+                    let out = &mut out[k * W..(k + n) * W];
+                    for (i, c) in out.chunks_exact_mut(W).enumerate() {
+                        store::<W>(
+                            c,
+                            gen.bits(Idx {
+                                hi,
+                                lo: lo + i as u32,
+                            }),
+                        );
+                    }
                 }
                 0
             }
@@ -157,10 +211,31 @@ impl<G: Gen, const W: usize> Job<'_, G, W> {
                 first,
                 tol,
             } => {
+                let gen = *gen;
                 let mut wrong = 0u64;
-                for (k, c) in data.chunks_exact(W).enumerate() {
-                    let expected = gen.bits(first + k as u64) & mask;
-                    wrong += (load::<W>(c).abs_diff(expected) > tol) as u64;
+                let elems = data.len() / W;
+                for (hi, lo, k, n) in (Blocks { first, elems, k: 0 }) {
+                    let chunks = data[k * W..(k + n) * W].chunks_exact(W);
+                    let mut w = 0u32;
+                    if tol == 0 {
+                        // The common case, kept free of the distance computation.
+                        for (i, c) in chunks.enumerate() {
+                            let expected = gen.bits(Idx {
+                                hi,
+                                lo: lo + i as u32,
+                            }) & mask;
+                            w += (load::<W>(c) != expected) as u32;
+                        }
+                    } else {
+                        for (i, c) in chunks.enumerate() {
+                            let expected = gen.bits(Idx {
+                                hi,
+                                lo: lo + i as u32,
+                            }) & mask;
+                            w += (load::<W>(c).abs_diff(expected) > tol) as u32;
+                        }
+                    }
+                    wrong += w as u64;
                 }
                 wrong
             }
@@ -214,10 +289,11 @@ mod x86 {
 mod tests {
     use super::*;
 
+    #[derive(Clone, Copy)]
     struct Index;
     impl Gen for Index {
-        fn bits(&self, g: u64) -> u64 {
-            g.wrapping_mul(0x0101_0101_0101_0101)
+        fn bits(&self, g: Idx) -> u64 {
+            ((g.hi as u64) << 32 | g.lo as u64).wrapping_mul(0x0101_0101_0101_0101)
         }
     }
 
@@ -231,7 +307,7 @@ mod tests {
             let v = u32::from_le_bytes(buf[k * 4..k * 4 + 4].try_into().unwrap());
             assert_eq!(
                 v as u64,
-                Index.bits(7 + k as u64) & 0xffff_ffff,
+                Index.bits(Idx::from(7 + k as u64)) & 0xffff_ffff,
                 "element {k}"
             );
         }
