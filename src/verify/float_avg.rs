@@ -7,7 +7,7 @@
 //! scalar rounded to the element type. The tests prove the 2-unit tolerance against both NCCL
 //! variants for n in 1..=64.
 
-use super::hash::{mix, pick16, pick32, second};
+use super::hash::{mix, pick16, pick32, second, Idx};
 use super::kernel::Gen;
 use super::layout::Layout;
 use crate::dtype::DataType;
@@ -52,7 +52,7 @@ impl AvgShape {
     }
 
     #[inline(always)]
-    fn draw(&self, key: u64, g: u64) -> AvgDraw {
+    fn draw(&self, key: u64, g: Idx) -> AvgDraw {
         let l = &self.layout;
         let h = mix(key, g);
         let h2 = second(h);
@@ -82,17 +82,18 @@ impl AvgShape {
 }
 
 /// The expected average.
-pub(crate) struct AvgExpected<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct AvgExpected {
     /// Per-call constants.
-    pub shape: &'a AvgShape,
+    pub shape: AvgShape,
     /// Pattern key.
     pub key: u64,
 }
 
-impl Gen for AvgExpected<'_> {
+impl Gen for AvgExpected {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let sh = self.shape;
+    fn bits(&self, g: Idx) -> u64 {
+        let sh = &self.shape;
         let d = sh.draw(self.key, g);
         if sh.n == 1 {
             return d.x0;
@@ -102,18 +103,19 @@ impl Gen for AvgExpected<'_> {
 }
 
 /// One rank's input to the average.
-pub(crate) struct AvgInput<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct AvgInput {
     /// Per-call constants.
-    pub shape: &'a AvgShape,
+    pub shape: AvgShape,
     /// Pattern key.
     pub key: u64,
     /// Global rank.
     pub rank: u64,
 }
 
-impl Gen for AvgInput<'_> {
+impl Gen for AvgInput {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
+    fn bits(&self, g: Idx) -> u64 {
         let d = self.shape.draw(self.key, g);
         if self.rank == d.first {
             d.x0

@@ -12,7 +12,7 @@
 //! to `2^z` ranks are distinct; signs are random per rank. The expected value is a fold over the
 //! ranks.
 
-use super::hash::{low_mask, mix, pick16, pick32, second};
+use super::hash::{low_mask, mix, pick16, pick32, second, Idx};
 use super::kernel::Gen;
 use super::layout::Layout;
 
@@ -65,7 +65,7 @@ impl ProdShape {
     }
 
     #[inline(always)]
-    fn draw(&self, key: u64, g: u64) -> ProdDraw {
+    fn draw(&self, key: u64, g: Idx) -> ProdDraw {
         let h = mix(key, g);
         let h2 = second(h);
         let h3 = second(h2);
@@ -81,17 +81,18 @@ impl ProdShape {
 }
 
 /// The expected product.
-pub(crate) struct ProdExpected<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct ProdExpected {
     /// Per-call constants.
-    pub shape: &'a ProdShape,
+    pub shape: ProdShape,
     /// Pattern key.
     pub key: u64,
 }
 
-impl Gen for ProdExpected<'_> {
+impl Gen for ProdExpected {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let sh = self.shape;
+    fn bits(&self, g: Idx) -> u64 {
+        let sh = &self.shape;
         let d = sh.draw(self.key, g);
         let negs = cyclic_count(d.signs, sh.n);
         let ups = (d.ups & (low_mask(sh.k + 1) & !1)).count_ones() as i64;
@@ -101,19 +102,20 @@ impl Gen for ProdExpected<'_> {
 }
 
 /// One rank's input to the product.
-pub(crate) struct ProdInput<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct ProdInput {
     /// Per-call constants.
-    pub shape: &'a ProdShape,
+    pub shape: ProdShape,
     /// Pattern key.
     pub key: u64,
     /// Global rank (`< n`).
     pub rank: u64,
 }
 
-impl Gen for ProdInput<'_> {
+impl Gen for ProdInput {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let sh = self.shape;
+    fn bits(&self, g: Idx) -> u64 {
+        let sh = &self.shape;
         let d = sh.draw(self.key, g);
         let j = (self.rank + sh.n - d.leader) % sh.n;
         if j == 0 {
@@ -172,19 +174,20 @@ impl MinMaxShape {
 }
 
 /// The expected minimum or maximum.
-pub(crate) struct MinMaxExpected<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct MinMaxExpected {
     /// Per-call constants.
-    pub shape: &'a MinMaxShape,
+    pub shape: MinMaxShape,
     /// Pattern key.
     pub key: u64,
     /// Maximum when true, minimum when false.
     pub max: bool,
 }
 
-impl Gen for MinMaxExpected<'_> {
+impl Gen for MinMaxExpected {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let sh = self.shape;
+    fn bits(&self, g: Idx) -> u64 {
+        let sh = &self.shape;
         let h = mix(self.key, g);
         let h2 = second(h);
         let signs = second(h2);
@@ -200,18 +203,19 @@ impl Gen for MinMaxExpected<'_> {
 }
 
 /// One rank's input to min/max.
-pub(crate) struct MinMaxInput<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct MinMaxInput {
     /// Per-call constants.
-    pub shape: &'a MinMaxShape,
+    pub shape: MinMaxShape,
     /// Pattern key.
     pub key: u64,
     /// Global rank.
     pub rank: u64,
 }
 
-impl Gen for MinMaxInput<'_> {
+impl Gen for MinMaxInput {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
+    fn bits(&self, g: Idx) -> u64 {
         let h = mix(self.key, g);
         let h2 = second(h);
         self.shape.value(h, h2, second(h2), self.rank)

@@ -20,44 +20,50 @@
 //!
 //! Budget: the leader takes at most `2^p / 2`, the progression at most `2^p / 2`.
 
-use super::hash::{apply_sign, bit_mask, log2_fit, low_mask, mix, pick16, pick32, second};
+use super::hash::{log2_fit, low_mask, mix, pick32, second32, Idx};
 use super::kernel::Gen;
-use super::layout::{Encode, Layout};
+use super::layout::{Encode, Lane, Layout};
 use crate::op::{mulsum_scalar, RedOp};
 
 /// Per-call constants of the sum pattern.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct SumShape {
-    n: u64,
+    /// Rank count (rank arithmetic is 32-bit: no communicator has 2^32 ranks).
+    n: u32,
     /// Window length.
-    m: u64,
+    m: u32,
     /// Leaders are `step * c` for `c` in `0..choices`.
-    step: u64,
-    choices: u64,
+    step: u32,
+    choices: u32,
     e_lo: i32,
-    e_span: u64,
+    e_span: u32,
     amask: u64,
     bmask: u64,
     umask: u64,
-    /// `(C_a, C_b)` per leader choice, or one entry when they do not depend on the leader.
-    table: Vec<(i64, i64)>,
+    /// `(C_a, C_b)` of leader choice 0.
+    c0: (i64, i64),
+    /// True when `(C_a, C_b)` depend on the leader (see [`SumShape::new`]'s table).
+    per_leader: bool,
 }
 
 /// The per-element draws shared by the inputs and the expected value.
-struct Draw {
+struct Draw<I> {
     e: i32,
-    choice: u64,
-    s: i64,
-    s0: i64,
-    a: i64,
-    b: i64,
-    u: i64,
+    choice: u32,
+    /// Sign bits (0 or 1) of the progression and of the leader.
+    s: u32,
+    s0: u32,
+    a: I,
+    b: I,
+    u: I,
 }
 
 impl SumShape {
     /// Constants for `nranks` ranks of a float type with layout `l`; `op` is sum or mulsum.
-    pub fn new(l: &Layout, op: RedOp, nranks: usize) -> SumShape {
-        let n = nranks.max(1) as u64;
+    /// Also returns the `(C_a, C_b)` of every leader choice when they depend on the leader
+    /// (mulsum over an odd rank count), else an empty table.
+    pub fn new(l: &Layout, op: RedOp, nranks: usize) -> (SumShape, Vec<(i64, i64)>) {
+        let n = u32::try_from(nranks.max(1)).unwrap_or(u32::MAX) as u64;
         let mulsum = op == RedOp::MulSum;
         let weight = |r: u64| {
             if mulsum {
@@ -101,58 +107,72 @@ impl SumShape {
         } else {
             (0, 0)
         };
-        SumShape {
-            n,
-            m,
-            step,
-            choices,
+        let c0 = table[0];
+        if !per_leader {
+            table.clear();
+        }
+        let shape = SumShape {
+            n: n as u32,
+            m: m as u32,
+            step: step as u32,
+            choices: choices as u32,
             e_lo: l.emin,
-            e_span: (l.emax - l.p as i32 - l.emin + 1) as u64,
+            e_span: (l.emax - l.p as i32 - l.emin + 1) as u32,
             amask: low_mask(ka),
             bmask: low_mask(kb),
             umask: low_mask(l.p - 2),
-            table,
-        }
+            c0,
+            per_leader,
+        };
+        (shape, table)
     }
 
     /// True when `(C_a, C_b)` depend on the leader.
     pub fn per_leader(&self) -> bool {
-        self.table.len() > 1
+        self.per_leader
     }
 
     #[inline(always)]
-    fn draw(&self, key: u64, g: u64) -> Draw {
+    fn draw<I: Lane>(&self, key: u64, g: Idx) -> Draw<I> {
         let h = mix(key, g);
-        let h2 = second(h);
+        let (a, b, u) = I::fields(h, self.amask, self.bmask, self.umask);
+        let w = second32(h);
         Draw {
-            e: self.e_lo + pick16(h2, 40, self.e_span) as i32,
-            choice: pick32(h2, self.choices),
-            s: bit_mask(h2, 63),
-            s0: bit_mask(h2, 62),
-            a: 1 + (h & self.amask) as i64,
-            b: (h.rotate_right(21) & self.bmask) as i64,
-            u: (h.rotate_right(42) & self.umask) as i64,
+            e: self.e_lo + (((w >> 16) * self.e_span) >> 16) as i32,
+            choice: pick32(w as u64, self.choices as u64) as u32,
+            s: w & 1,
+            s0: (w >> 1) & 1,
+            a,
+            b,
+            u,
         }
     }
 
     /// The progression's signed total `R` and the leader's signed value.
     #[inline(always)]
-    fn totals<const TABLE: bool>(&self, d: &Draw) -> (i64, i64) {
+    fn totals<I: Lane, const TABLE: bool>(&self, table: &[(i64, i64)], d: &Draw<I>) -> (I, I) {
         let (ca, cb) = if TABLE {
-            self.table[d.choice as usize]
+            let entry = table.get(d.choice as usize);
+            entry.copied().unwrap_or(self.c0)
         } else {
-            self.table[0]
+            self.c0
         };
-        let r = apply_sign(d.a * ca + d.b * cb, d.s);
-        let a0 = 2 * d.u + 1 + (r & 1);
-        (r, apply_sign(a0, d.s0))
+        let r =
+            d.a.mul_add(I::of(ca as u64), d.b.mul_add(I::of(cb as u64), I::of(0)));
+        let r = r.negate_if(d.s);
+        // 2u + 1 + (r mod 2), never zero, and of the parity that makes the total odd.
+        let a0 = d.u.mul_add(I::of(2), I::of(1)).add(r.low_bit());
+        (r, a0.negate_if(d.s0))
     }
 }
 
 /// The expected (reduced) value.
+#[derive(Clone, Copy)]
 pub(crate) struct SumExpected<'a, E, const TABLE: bool> {
     /// Per-call constants.
-    pub shape: &'a SumShape,
+    pub shape: SumShape,
+    /// Per-leader coefficients (used when `TABLE`).
+    pub table: &'a [(i64, i64)],
     /// Pattern key.
     pub key: u64,
     /// Element encoder.
@@ -161,44 +181,46 @@ pub(crate) struct SumExpected<'a, E, const TABLE: bool> {
 
 impl<E: Encode, const TABLE: bool> Gen for SumExpected<'_, E, TABLE> {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let d = self.shape.draw(self.key, g);
-        let (r, lead) = self.shape.totals::<TABLE>(&d);
-        self.enc.encode(lead + r, d.e)
+    fn bits(&self, g: Idx) -> u64 {
+        let d = self.shape.draw::<E::Int>(self.key, g);
+        let (r, lead) = self.shape.totals::<E::Int, TABLE>(self.table, &d);
+        self.enc.encode(lead.add(r), d.e)
     }
 }
 
 /// One rank's input.
+#[derive(Clone, Copy)]
 pub(crate) struct SumInput<'a, E, const TABLE: bool> {
     /// Per-call constants.
-    pub shape: &'a SumShape,
+    pub shape: SumShape,
+    /// Per-leader coefficients (used when `TABLE`).
+    pub table: &'a [(i64, i64)],
     /// Pattern key.
     pub key: u64,
     /// Element encoder.
     pub enc: E,
     /// Global rank (`< n`).
-    pub rank: u64,
+    pub rank: u32,
 }
 
 impl<E: Encode, const TABLE: bool> Gen for SumInput<'_, E, TABLE> {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let sh = self.shape;
-        let d = sh.draw(self.key, g);
-        let (_, lead) = sh.totals::<TABLE>(&d);
+    fn bits(&self, g: Idx) -> u64 {
+        let sh = &self.shape;
+        let d = sh.draw::<E::Int>(self.key, g);
+        let (_, lead) = sh.totals::<E::Int, TABLE>(self.table, &d);
         let rho = sh.step * d.choice;
-        let j = if self.rank >= rho {
-            self.rank - rho
-        } else {
-            self.rank + sh.n - rho
-        };
-        let sign = d.s ^ -((j & 1) as i64);
+        let wrap = if self.rank < rho { sh.n } else { 0 };
+        let j = self.rank.wrapping_sub(rho).wrapping_add(wrap);
+        let term =
+            d.b.mul_add(E::Int::of(j as u64), d.a)
+                .negate_if(d.s ^ (j & 1));
         let k = if j == 0 {
             lead
         } else if j < sh.m {
-            apply_sign(d.a + d.b * j as i64, sign)
+            term
         } else {
-            0
+            E::Int::of(0)
         };
         self.enc.encode(k, d.e)
     }

@@ -6,7 +6,7 @@
 //!   `n` (signed division truncating toward zero for signed types); min/max fold over the ranks.
 //! * prod: rank `r` holds `2*(a + b*r) + 1`: always odd, so products never collapse to zero.
 
-use super::hash::{mix, second};
+use super::hash::{mix, second, Idx};
 use super::kernel::Gen;
 use crate::dtype::DataType;
 use crate::op::RedOp;
@@ -47,7 +47,7 @@ impl IntShape {
 
     /// The element's `(a, b)`.
     #[inline(always)]
-    fn draw(key: u64, g: u64) -> (u64, u64) {
+    fn draw(key: u64, g: Idx) -> (u64, u64) {
         let h = mix(key, g);
         (h, second(h) | 1)
     }
@@ -75,17 +75,18 @@ impl IntShape {
 }
 
 /// The expected integer reduction.
-pub(crate) struct IntExpected<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct IntExpected {
     /// Per-call constants.
-    pub shape: &'a IntShape,
+    pub shape: IntShape,
     /// Pattern key.
     pub key: u64,
 }
 
-impl Gen for IntExpected<'_> {
+impl Gen for IntExpected {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
-        let sh = self.shape;
+    fn bits(&self, g: Idx) -> u64 {
+        let sh = &self.shape;
         let (a, b) = IntShape::draw(self.key, g);
         let sum = a.wrapping_mul(sh.ca).wrapping_add(b.wrapping_mul(sh.cb)) & sh.mask;
         match sh.op {
@@ -111,18 +112,19 @@ impl Gen for IntExpected<'_> {
 }
 
 /// One rank's integer input.
-pub(crate) struct IntInput<'a> {
+#[derive(Clone, Copy)]
+pub(crate) struct IntInput {
     /// Per-call constants.
-    pub shape: &'a IntShape,
+    pub shape: IntShape,
     /// Pattern key.
     pub key: u64,
     /// Global rank.
     pub rank: u64,
 }
 
-impl Gen for IntInput<'_> {
+impl Gen for IntInput {
     #[inline(always)]
-    fn bits(&self, g: u64) -> u64 {
+    fn bits(&self, g: Idx) -> u64 {
         let (a, b) = IntShape::draw(self.key, g);
         self.shape.input(a, b, self.rank)
     }

@@ -1,20 +1,19 @@
-//! The fused loops every pattern runs through: write a generated run of elements, or count the
-//! elements of a buffer that differ from what is generated, without ever materialising an
-//! expected buffer.
-//!
-//! Large buffers are split over scoped threads (chunks of at least [`MIN_CHUNK_BYTES`]); each
-//! chunk runs a loop compiled for the widest vector extension the CPU has (detected at run time),
-//! because the per-element arithmetic only keeps up with memory bandwidth when it vectorizes.
+//! The fused operations every pattern runs through: write a generated run of elements, or count
+//! the elements of a buffer that differ from what is generated, without ever materialising an
+//! expected buffer. Large buffers are split over scoped threads (pieces of at least
+//! [`MIN_CHUNK_BYTES`]); each piece runs the vectorized loops of [`super::job`].
 
+use super::hash::Idx;
+use super::job::{fast, Job};
 use std::thread;
 
 /// Smallest piece of a buffer worth a thread of its own.
 pub(crate) const MIN_CHUNK_BYTES: usize = 1 << 20;
 
 /// A pure function from global element index to element bits (the low `8 * width` bits).
-pub(crate) trait Gen: Sync {
+pub(crate) trait Gen: Copy + Sync {
     /// The element at global index `g`.
-    fn bits(&self, g: u64) -> u64;
+    fn bits(&self, g: Idx) -> u64;
 }
 
 /// What to do with a generated run.
@@ -37,187 +36,69 @@ pub(crate) fn apply<G: Gen>(gen: &G, width: usize, first: u64, action: Action<'_
     }
 }
 
-/// How many threads a buffer of `bytes` is worth.
-fn parts_for(bytes: usize) -> usize {
+/// Elements per thread for a buffer of `elems` elements of `W` bytes.
+fn per_thread<const W: usize>(elems: usize) -> usize {
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
-    (bytes / MIN_CHUNK_BYTES).clamp(1, cores)
+    let parts = (elems * W / MIN_CHUNK_BYTES).clamp(1, cores);
+    elems.div_ceil(parts).max(1)
 }
 
 /// [`apply`] for a width known at compile time; generators that only ever produce one width call
 /// it directly so fewer loop copies get compiled.
 pub(crate) fn apply_w<G: Gen, const W: usize>(gen: &G, first: u64, action: Action<'_>) -> u64 {
-    match action {
+    let at = |i: usize, per: usize| first + (i * per) as u64;
+    let jobs: Vec<Job<'_, G, W>> = match action {
         Action::Write(out) => {
-            let elems = out.len() / W;
-            let out = &mut out[..elems * W];
-            let per = elems.div_ceil(parts_for(out.len())).max(1);
-            if per >= elems {
-                return fast::<G, W>(Job::Write { gen, out, first });
-            }
-            thread::scope(|s| {
-                let mut pieces = out.chunks_mut(per * W).enumerate();
-                let head = pieces.next();
-                for (i, out) in pieces {
-                    let first = first + (i * per) as u64;
-                    s.spawn(move || fast::<G, W>(Job::Write { gen, out, first }));
-                }
-                if let Some((_, out)) = head {
-                    fast::<G, W>(Job::Write { gen, out, first });
-                }
-            });
-            0
+            let per = per_thread::<W>(out.len() / W);
+            let whole = out.len() / W * W;
+            out[..whole]
+                .chunks_mut(per * W)
+                .enumerate()
+                .map(|(i, out)| Job::Write {
+                    gen,
+                    out,
+                    first: at(i, per),
+                })
+                .collect()
         }
         Action::Count(data, tol) => {
-            let elems = data.len() / W;
-            let data = &data[..elems * W];
-            let per = elems.div_ceil(parts_for(data.len())).max(1);
-            if per >= elems {
-                return fast::<G, W>(Job::Count {
+            let per = per_thread::<W>(data.len() / W);
+            let whole = data.len() / W * W;
+            data[..whole]
+                .chunks(per * W)
+                .enumerate()
+                .map(|(i, data)| Job::Count {
                     gen,
                     data,
-                    first,
+                    first: at(i, per),
                     tol,
-                });
-            }
-            thread::scope(|s| {
-                let mut pieces = data.chunks(per * W).enumerate();
-                let head = pieces.next();
-                let handles: Vec<_> = pieces
-                    .map(|(i, data)| {
-                        let first = first + (i * per) as u64;
-                        s.spawn(move || {
-                            fast::<G, W>(Job::Count {
-                                gen,
-                                data,
-                                first,
-                                tol,
-                            })
-                        })
-                    })
-                    .collect();
-                let mut wrong = head.map_or(0, |(_, data)| {
-                    fast::<G, W>(Job::Count {
-                        gen,
-                        data,
-                        first,
-                        tol,
-                    })
-                });
-                for h in handles {
-                    wrong += h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                }
-                wrong
-            })
+                })
+                .collect()
         }
-    }
-}
-
-/// One thread's share of an [`Action`].
-enum Job<'a, G, const W: usize> {
-    Write {
-        gen: &'a G,
-        out: &'a mut [u8],
-        first: u64,
-    },
-    Count {
-        gen: &'a G,
-        data: &'a [u8],
-        first: u64,
-        tol: u64,
-    },
-}
-
-/// Element `c` (exactly `W` bytes, little-endian) as bits.
-#[inline(always)]
-fn load<const W: usize>(c: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    b[..W].copy_from_slice(c);
-    u64::from_le_bytes(b)
-}
-
-impl<G: Gen, const W: usize> Job<'_, G, W> {
-    #[inline(always)]
-    fn run(self) -> u64 {
-        let mask = if W == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * W)) - 1
-        };
-        match self {
-            Job::Write { gen, out, first } => {
-                for (k, c) in out.chunks_exact_mut(W).enumerate() {
-                    let v = gen.bits(first + k as u64);
-                    c.copy_from_slice(&v.to_le_bytes()[..W]);
-                }
-                0
-            }
-            Job::Count {
-                gen,
-                data,
-                first,
-                tol,
-            } => {
-                let mut wrong = 0u64;
-                for (k, c) in data.chunks_exact(W).enumerate() {
-                    let expected = gen.bits(first + k as u64) & mask;
-                    wrong += (load::<W>(c).abs_diff(expected) > tol) as u64;
-                }
-                wrong
-            }
+    };
+    let mut jobs = jobs.into_iter();
+    let Some(head) = jobs.next() else {
+        return 0;
+    };
+    thread::scope(|s| {
+        let others: Vec<_> = jobs.map(|job| s.spawn(move || fast(job))).collect();
+        let mut total = fast(head);
+        for h in others {
+            total += h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         }
-    }
-}
-
-/// Runs a job compiled for the best vector extension available.
-fn fast<G: Gen, const W: usize>(job: Job<'_, G, W>) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512cd")
-            && std::arch::is_x86_feature_detected!("bmi2")
-        {
-            // SAFETY: every feature the function is compiled for was detected on this CPU.
-            return unsafe { x86::run_avx512(job) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-            && std::arch::is_x86_feature_detected!("bmi2")
-        {
-            // SAFETY: every feature the function is compiled for was detected on this CPU.
-            return unsafe { x86::run_avx2(job) };
-        }
-    }
-    job.run()
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::{Gen, Job};
-
-    /// The job's loop compiled with AVX-512 (the pattern arithmetic is inlined into it).
-    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw,avx512cd,avx2,fma,bmi2")]
-    pub(super) fn run_avx512<G: Gen, const W: usize>(job: Job<'_, G, W>) -> u64 {
-        job.run()
-    }
-
-    /// The job's loop compiled with AVX2.
-    #[target_feature(enable = "avx2,fma,bmi2")]
-    pub(super) fn run_avx2<G: Gen, const W: usize>(job: Job<'_, G, W>) -> u64 {
-        job.run()
-    }
+        total
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[derive(Clone, Copy)]
     struct Index;
     impl Gen for Index {
-        fn bits(&self, g: u64) -> u64 {
-            g.wrapping_mul(0x0101_0101_0101_0101)
+        fn bits(&self, g: Idx) -> u64 {
+            ((g.hi as u64) << 32 | g.lo as u64).wrapping_mul(0x0101_0101_0101_0101)
         }
     }
 
@@ -231,7 +112,7 @@ mod tests {
             let v = u32::from_le_bytes(buf[k * 4..k * 4 + 4].try_into().unwrap());
             assert_eq!(
                 v as u64,
-                Index.bits(7 + k as u64) & 0xffff_ffff,
+                Index.bits(Idx::from(7 + k as u64)) & 0xffff_ffff,
                 "element {k}"
             );
         }
@@ -260,5 +141,17 @@ mod tests {
             assert_eq!(apply(&Index, w, 100, Action::Count(&buf, 0)), 0, "w={w}");
             assert_eq!(apply(&Index, w, 101, Action::Count(&buf, 0)), 37, "w={w}");
         }
+    }
+
+    #[test]
+    fn runs_that_cross_a_multiple_of_2_pow_32_keep_counting_the_index() {
+        let first = (5u64 << 32) - 10;
+        let mut buf = vec![0u8; 20 * 8];
+        apply(&Index, 8, first, Action::Write(&mut buf));
+        for k in 0..20u64 {
+            let v = u64::from_le_bytes(buf[k as usize * 8..][..8].try_into().unwrap());
+            assert_eq!(v, Index.bits(Idx::from(first + k)), "element {k}");
+        }
+        assert_eq!(apply(&Index, 8, first, Action::Count(&buf, 0)), 0);
     }
 }

@@ -51,11 +51,98 @@ impl Layout {
     }
 }
 
+/// The integer type the sum pattern computes in: `i32` for every type of at most 24 bits of
+/// precision (twice as many vector lanes), `i64` for `double`. Arithmetic wraps, which is exact
+/// whenever the final value fits, as every value the pattern computes does.
+pub(crate) trait Lane: Copy {
+    /// `v` truncated to the lane width.
+    fn of(v: u64) -> Self;
+    /// Wrapping `self * o + p`.
+    fn mul_add(self, o: Self, p: Self) -> Self;
+    /// Wrapping `self + o`.
+    fn add(self, o: Self) -> Self;
+    /// `self` negated when `bit` (0 or 1) is 1.
+    fn negate_if(self, bit: u32) -> Self;
+    /// The low bit.
+    fn low_bit(self) -> Self;
+    /// The sum pattern's `(1 + a, b, u)` cut from the element's word `h` with the given masks,
+    /// using only operations of the lane width.
+    fn fields(h: u64, amask: u64, bmask: u64, umask: u64) -> (Self, Self, Self);
+}
+
+impl Lane for i32 {
+    #[inline(always)]
+    fn of(v: u64) -> i32 {
+        v as i32
+    }
+    #[inline(always)]
+    fn mul_add(self, o: i32, p: i32) -> i32 {
+        self.wrapping_mul(o).wrapping_add(p)
+    }
+    #[inline(always)]
+    fn add(self, o: i32) -> i32 {
+        self.wrapping_add(o)
+    }
+    #[inline(always)]
+    fn negate_if(self, bit: u32) -> i32 {
+        let m = -(bit as i32);
+        (self ^ m).wrapping_sub(m)
+    }
+    #[inline(always)]
+    fn low_bit(self) -> i32 {
+        self & 1
+    }
+    #[inline(always)]
+    fn fields(h: u64, amask: u64, bmask: u64, umask: u64) -> (i32, i32, i32) {
+        let (lo, hi) = (h as u32, (h >> 32) as u32);
+        let u = lo.rotate_right(11) ^ hi.rotate_right(21);
+        (
+            (1 + (lo & amask as u32)) as i32,
+            (hi & bmask as u32) as i32,
+            (u & umask as u32) as i32,
+        )
+    }
+}
+
+impl Lane for i64 {
+    #[inline(always)]
+    fn of(v: u64) -> i64 {
+        v as i64
+    }
+    #[inline(always)]
+    fn mul_add(self, o: i64, p: i64) -> i64 {
+        self.wrapping_mul(o).wrapping_add(p)
+    }
+    #[inline(always)]
+    fn add(self, o: i64) -> i64 {
+        self.wrapping_add(o)
+    }
+    #[inline(always)]
+    fn negate_if(self, bit: u32) -> i64 {
+        let m = -(bit as i64);
+        (self ^ m).wrapping_sub(m)
+    }
+    #[inline(always)]
+    fn low_bit(self) -> i64 {
+        self & 1
+    }
+    #[inline(always)]
+    fn fields(h: u64, amask: u64, bmask: u64, umask: u64) -> (i64, i64, i64) {
+        (
+            (1 + (h & amask)) as i64,
+            (h.rotate_right(21) & bmask) as i64,
+            (h.rotate_right(42) & umask) as i64,
+        )
+    }
+}
+
 /// Exact encoding of `k * 2^e` (the caller guarantees it is representable and, unless zero,
 /// normal) as element bits.
 pub(crate) trait Encode: Copy + Sync {
+    /// The integer type `k` is computed in.
+    type Int: Lane;
     /// The bits of `k * 2^e`.
-    fn encode(&self, k: i64, e: i32) -> u64;
+    fn encode(&self, k: Self::Int, e: i32) -> u64;
 }
 
 /// `float`: one conversion and one multiply by a constructed power of two.
@@ -63,8 +150,9 @@ pub(crate) trait Encode: Copy + Sync {
 pub(crate) struct EncF32;
 
 impl Encode for EncF32 {
+    type Int = i32;
     #[inline(always)]
-    fn encode(&self, k: i64, e: i32) -> u64 {
+    fn encode(&self, k: i32, e: i32) -> u64 {
         let scale = f32::from_bits(((e + 127) as u32) << 23);
         ((k as f32) * scale).to_bits() as u64
     }
@@ -75,6 +163,7 @@ impl Encode for EncF32 {
 pub(crate) struct EncF64;
 
 impl Encode for EncF64 {
+    type Int = i64;
     #[inline(always)]
     fn encode(&self, k: i64, e: i32) -> u64 {
         let scale = f64::from_bits(((e + 1023) as u64) << 52);
@@ -88,8 +177,9 @@ impl Encode for EncF64 {
 pub(crate) struct EncNarrow(pub Layout);
 
 impl Encode for EncNarrow {
+    type Int = i32;
     #[inline(always)]
-    fn encode(&self, k: i64, e: i32) -> u64 {
+    fn encode(&self, k: i32, e: i32) -> u64 {
         let l = &self.0;
         let b = EncF32.encode(k, e);
         let sign = b >> 31;
@@ -120,9 +210,9 @@ mod tests {
             ] {
                 for k in [1, -1, 3, budget - 1, -budget, budget / 2 + 1, 0] {
                     let bits = match dt {
-                        DataType::Float => EncF32.encode(k, e),
+                        DataType::Float => EncF32.encode(k as i32, e),
                         DataType::Double => EncF64.encode(k, e),
-                        _ => EncNarrow(l).encode(k, e),
+                        _ => EncNarrow(l).encode(k as i32, e),
                     };
                     let want = k as f64 * 2f64.powi(e);
                     assert_eq!(to_f64(dt, bits), want, "{dt} k={k} e={e}");

@@ -33,7 +33,7 @@ pub struct Pattern {
 #[derive(Debug, Clone)]
 enum Reduce {
     Int(IntShape),
-    Sum(SumShape, Layout),
+    Sum(SumShape, Layout, Vec<(i64, i64)>),
     Prod(ProdShape),
     MinMax(MinMaxShape, bool),
     Avg(AvgShape),
@@ -46,7 +46,10 @@ impl Pattern {
         let reduce = match Layout::of(dtype) {
             None => Reduce::Int(IntShape::new(dtype, op, nranks)),
             Some(l) => match op {
-                RedOp::Sum | RedOp::MulSum => Reduce::Sum(SumShape::new(&l, op, nranks), l),
+                RedOp::Sum | RedOp::MulSum => {
+                    let (shape, table) = SumShape::new(&l, op, nranks);
+                    Reduce::Sum(shape, l, table)
+                }
                 RedOp::Prod => Reduce::Prod(ProdShape::new(&l, nranks)),
                 RedOp::Max => Reduce::MinMax(MinMaxShape::new(&l, nranks), true),
                 RedOp::Min => Reduce::MinMax(MinMaxShape::new(&l, nranks), false),
@@ -106,34 +109,68 @@ impl Pattern {
     fn reduced(&self, first: u64, action: Action<'_>) -> u64 {
         let (key, w) = (self.key, self.dtype.size());
         match &self.reduce {
-            Reduce::Int(shape) => apply(&IntExpected { shape, key }, w, first, action),
-            Reduce::Sum(shape, l) => {
-                sum_dispatch(&ExpectedSide { shape, key }, l, self.dtype, first, action)
+            Reduce::Int(shape) => apply(&IntExpected { shape: *shape, key }, w, first, action),
+            Reduce::Sum(shape, l, table) => {
+                let side = ExpectedSide { shape, table, key };
+                sum_dispatch(&side, l, self.dtype, first, action)
             }
-            Reduce::Prod(shape) => apply(&ProdExpected { shape, key }, w, first, action),
+            Reduce::Prod(shape) => apply(&ProdExpected { shape: *shape, key }, w, first, action),
             Reduce::MinMax(shape, max) => {
                 let gen = MinMaxExpected {
-                    shape,
+                    shape: *shape,
                     key,
                     max: *max,
                 };
                 apply(&gen, w, first, action)
             }
-            Reduce::Avg(shape) => apply(&AvgExpected { shape, key }, w, first, action),
+            Reduce::Avg(shape) => apply(&AvgExpected { shape: *shape, key }, w, first, action),
         }
     }
 
     fn input(&self, rank: u64, first: u64, action: Action<'_>) -> u64 {
         let (key, w) = (self.key, self.dtype.size());
         match &self.reduce {
-            Reduce::Int(shape) => apply(&IntInput { shape, key, rank }, w, first, action),
-            Reduce::Sum(shape, l) => {
-                let side = InputSide { shape, key, rank };
+            Reduce::Int(shape) => {
+                let gen = IntInput {
+                    shape: *shape,
+                    key,
+                    rank,
+                };
+                apply(&gen, w, first, action)
+            }
+            Reduce::Sum(shape, l, table) => {
+                let side = InputSide {
+                    shape,
+                    table,
+                    key,
+                    rank,
+                };
                 sum_dispatch(&side, l, self.dtype, first, action)
             }
-            Reduce::Prod(shape) => apply(&ProdInput { shape, key, rank }, w, first, action),
-            Reduce::MinMax(shape, _) => apply(&MinMaxInput { shape, key, rank }, w, first, action),
-            Reduce::Avg(shape) => apply(&AvgInput { shape, key, rank }, w, first, action),
+            Reduce::Prod(shape) => {
+                let gen = ProdInput {
+                    shape: *shape,
+                    key,
+                    rank,
+                };
+                apply(&gen, w, first, action)
+            }
+            Reduce::MinMax(shape, _) => {
+                let gen = MinMaxInput {
+                    shape: *shape,
+                    key,
+                    rank,
+                };
+                apply(&gen, w, first, action)
+            }
+            Reduce::Avg(shape) => {
+                let gen = AvgInput {
+                    shape: *shape,
+                    key,
+                    rank,
+                };
+                apply(&gen, w, first, action)
+            }
         }
     }
 }
@@ -155,6 +192,7 @@ trait SumSide {
 
 struct ExpectedSide<'a> {
     shape: &'a SumShape,
+    table: &'a [(i64, i64)],
     key: u64,
 }
 
@@ -169,13 +207,20 @@ impl SumSide for ExpectedSide<'_> {
         first: u64,
         action: Action<'_>,
     ) -> u64 {
-        let (shape, key) = (self.shape, self.key);
-        apply_w::<_, W>(&SumExpected::<E, TABLE> { shape, key, enc }, first, action)
+        let (shape, table, key) = (*self.shape, self.table, self.key);
+        let gen = SumExpected::<E, TABLE> {
+            shape,
+            table,
+            key,
+            enc,
+        };
+        apply_w::<_, W>(&gen, first, action)
     }
 }
 
 struct InputSide<'a> {
     shape: &'a SumShape,
+    table: &'a [(i64, i64)],
     key: u64,
     rank: u64,
 }
@@ -191,9 +236,11 @@ impl SumSide for InputSide<'_> {
         first: u64,
         action: Action<'_>,
     ) -> u64 {
-        let (shape, key, rank) = (self.shape, self.key, self.rank);
+        // Ranks are below nranks, which the shape keeps in 32 bits.
+        let (shape, table, key, rank) = (*self.shape, self.table, self.key, self.rank as u32);
         let gen = SumInput::<E, TABLE> {
             shape,
+            table,
             key,
             enc,
             rank,

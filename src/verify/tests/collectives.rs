@@ -162,3 +162,45 @@ fn a_case_outside_the_communicator_is_a_usage_error_not_a_panic() {
     c.first_rank = 1;
     assert!(prepare(&mut mock, &c).is_err());
 }
+
+#[test]
+fn a_process_driving_some_ranks_prepares_and_checks_exactly_its_global_ranks() {
+    use crate::backend::Buf;
+    for coll in [
+        Collective::ReduceScatter,
+        Collective::AllToAll,
+        Collective::Gather,
+    ] {
+        let full = case(coll, DataType::Int32, RedOp::Sum, 4, Placement::InPlace);
+        let mut whole = prepared(&full, Order::Left);
+        // The process that drives global ranks 2 and 3 only.
+        let part = CheckCase {
+            first_rank: 2,
+            local_ranks: 2,
+            ..full
+        };
+        let mut half = Mock::new(2);
+        let bytes = whole.buffer(0, Buf::Recv).len();
+        half.allocate(bytes, bytes).unwrap();
+        prepare(&mut half, &part).unwrap();
+        for (local, global) in [(0, 2), (1, 3)] {
+            for buf in [Buf::Send, Buf::Recv] {
+                let want = whole.buffer(global, buf).clone();
+                assert!(
+                    *half.buffer(local, buf) == want,
+                    "{coll} rank {global} {buf:?}"
+                );
+            }
+        }
+        launch(&mut whole, &full);
+        for (local, global) in [(0, 2), (1, 3)] {
+            for buf in [Buf::Send, Buf::Recv] {
+                *half.buffer(local, buf) = whole.buffer(global, buf).clone();
+            }
+        }
+        assert_eq!(check(&mut half, &part).unwrap(), 0, "{coll}");
+        // Rank 1's result is not rank 3's: checking it as rank 3 fails.
+        *half.buffer(1, Buf::Recv) = whole.buffer(1, Buf::Recv).clone();
+        assert!(check(&mut half, &part).unwrap() > 0, "{coll}");
+    }
+}
