@@ -33,6 +33,10 @@ pub fn main() -> ExitCode {
             Ok(code) => code,
             Err(e) => report(&e),
         },
+        Ok(Command::Analyze(cfg)) => match crate::analysis::command::run(&cfg) {
+            Ok(code) => code,
+            Err(e) => report(&e),
+        },
         Err(e) => report(&e),
     };
     ExitCode::from(code)

@@ -154,3 +154,27 @@ impl RunConfig {
         out
     }
 }
+
+/// What `analyze` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Terminal table.
+    Text,
+    /// Markdown.
+    Markdown,
+    /// JSON document.
+    Json,
+}
+
+/// A validated `ncclbench analyze` command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalyzeConfig {
+    /// Input files and directories.
+    pub files: Vec<PathBuf>,
+    /// `--out DIR`: where to write the full report and plots.
+    pub out: Option<PathBuf>,
+    /// `--peak-gbs`.
+    pub peak_gbs: Option<f64>,
+    /// `--format`.
+    pub format: ReportFormat,
+}

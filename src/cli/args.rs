@@ -27,7 +27,7 @@ pub(crate) struct Cli {
     pub command: Sub,
 }
 
-/// The subcommands: today the ten collectives.
+/// The subcommands: the ten collectives, then the tools that read results.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Sub {
     /// Every rank ends with the reduction of all ranks' inputs (all_reduce_perf)
@@ -60,12 +60,45 @@ pub(crate) enum Sub {
     /// The root receives every rank's block, in rank order (gather_perf)
     #[command(name = "gather")]
     Gather(BenchArgs),
+    /// Fit each curve of result files (ncclbench CSV/JSON, nccl-tests text/JSON) and report
+    /// latency floor, plateau, knee and regimes
+    #[command(name = "analyze")]
+    Analyze(AnalyzeArgs),
+}
+
+/// Output format of `analyze` on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    /// A terminal table.
+    Text,
+    /// Markdown tables.
+    Markdown,
+    /// The JSON document (schema ncclbench-analysis/1).
+    Json,
+}
+
+/// Flags of `ncclbench analyze`.
+#[derive(Debug, Args)]
+pub(crate) struct AnalyzeArgs {
+    /// Result files or directories (every recognised file in a directory)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Write the report, plots (SVG and PNG), HTML and JSON into this directory
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Hardware peak bus bandwidth in GB/s, for efficiency figures
+    #[arg(long = "peak-gbs", value_name = "GBS")]
+    pub peak_gbs: Option<f64>,
+    /// What to print on stdout
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
 }
 
 impl Sub {
-    /// The collective a benchmark subcommand runs, with its flags.
-    pub fn into_bench(self) -> (Collective, BenchArgs) {
-        match self {
+    /// The collective a benchmark subcommand runs, with its flags; the tool subcommands
+    /// come back unchanged as `Err`.
+    pub fn into_bench(self) -> Result<(Collective, BenchArgs), Sub> {
+        Ok(match self {
             Sub::AllReduce(a) => (Collective::AllReduce, a),
             Sub::AllGather(a) => (Collective::AllGather, a),
             Sub::Broadcast(a) => (Collective::Broadcast, a),
@@ -76,7 +109,8 @@ impl Sub {
             Sub::SendRecv(a) => (Collective::SendRecv, a),
             Sub::Hypercube(a) => (Collective::Hypercube, a),
             Sub::Gather(a) => (Collective::Gather, a),
-        }
+            tool @ Sub::Analyze(_) => return Err(tool),
+        })
     }
 }
 

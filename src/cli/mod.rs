@@ -20,9 +20,9 @@ mod tests_help;
 mod tests_validate;
 
 use crate::collective::Collective;
-use crate::config::RunConfig;
+use crate::config::{AnalyzeConfig, ReportFormat, RunConfig};
 use crate::error::Error;
-use args::{BenchArgs, Cli};
+use args::{AnalyzeArgs, BenchArgs, Cli, FormatArg, Sub};
 use clap::error::ErrorKind;
 use clap::{Args as _, CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
@@ -39,6 +39,8 @@ pub enum Command {
     Help(String),
     /// Print this text to stdout and exit 0 (`--version`).
     Version(String),
+    /// Analyse result files.
+    Analyze(AnalyzeConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -52,13 +54,39 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let parsed = match argv.first().and_then(perf_collective) {
-        Some(collective) => parse_as_perf(collective, argv).map(|a| (collective, a)),
+        Some(collective) => parse_as_perf(collective, argv).map(|a| Ok((collective, a))),
         None => Cli::try_parse_from(argv).map(|cli| cli.command.into_bench()),
     };
     match parsed {
-        Ok((collective, bench)) => validate::run_config(collective, bench, given).map(Command::Run),
+        Ok(Ok((collective, bench))) => {
+            validate::run_config(collective, bench, given).map(Command::Run)
+        }
+        Ok(Err(Sub::Analyze(a))) => analyze_config(a).map(Command::Analyze),
+        Ok(Err(_)) => Err(Error::usage("unexpected subcommand")),
         Err(e) => from_clap(e),
     }
+}
+
+/// Checks `analyze`'s flags.
+fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
+    if let Some(p) = a.peak_gbs {
+        if !(p.is_finite() && p > 0.0) {
+            return Err(Error::usage(format!(
+                "invalid value '{p}' for --peak-gbs: must be a positive bandwidth in GB/s"
+            )));
+        }
+    }
+    let format = match a.format {
+        FormatArg::Text => ReportFormat::Text,
+        FormatArg::Markdown => ReportFormat::Markdown,
+        FormatArg::Json => ReportFormat::Json,
+    };
+    Ok(AnalyzeConfig {
+        files: a.files,
+        out: a.out,
+        peak_gbs: a.peak_gbs,
+        format,
+    })
 }
 
 /// The collective a program name stands for: `/usr/bin/all_reduce_perf`, `alltoall_perf.exe`.

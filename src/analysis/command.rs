@@ -1,0 +1,41 @@
+//! `ncclbench analyze`: files -> rows -> curve reports -> stdout (and `--out DIR`).
+
+use crate::config::{AnalyzeConfig, ReportFormat};
+use crate::error::{exit, Error};
+use std::io::Write;
+
+/// Runs an analysis; returns the exit status (0; inputs that cannot be read are errors).
+pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
+    let set = super::read::read_files(&cfg.files)?;
+    if set.rows.is_empty() {
+        return Err(Error::usage(format!(
+            "no result rows found in {} ({} row(s) could not be read{})",
+            cfg.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            set.skipped.len(),
+            set.skipped
+                .first()
+                .map(|s| format!("; first: {}:{}: {}", s.source.file, s.source.line, s.reason))
+                .unwrap_or_default()
+        )));
+    }
+    let analysis = super::build::analyze(&set, cfg.peak_gbs);
+    let format = match cfg.format {
+        ReportFormat::Text => super::report::Format::Text,
+        ReportFormat::Markdown => super::report::Format::Markdown,
+        ReportFormat::Json => super::report::Format::Json,
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(super::report::render(&analysis, format).as_bytes())?;
+    out.flush()?;
+    if let Some(dir) = &cfg.out {
+        let written = super::report::write_dir(&analysis, dir)?;
+        if cfg.format == ReportFormat::Text {
+            writeln!(out, "wrote {} files to {}", written.len(), dir.display())?;
+        }
+    }
+    Ok(exit::OK)
+}
