@@ -1,0 +1,195 @@
+//! The report's tables as plain cells, defined once: the curve summary, and per curve its
+//! regimes, switch points and anomalies. The text, markdown and HTML renderers only add row and
+//! divider syntax, so a column changes in one place and every format shows the same numbers.
+
+use crate::analysis::curve::{Analysis, CurveReport, Regime};
+use crate::analysis::report::units;
+
+/// Column alignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Align {
+    /// Text columns.
+    Left,
+    /// Number columns.
+    Right,
+}
+
+/// A table of already formatted cells.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Table {
+    /// Column titles.
+    pub headers: Vec<&'static str>,
+    /// Alignment per column.
+    pub align: Vec<Align>,
+    /// Rows of cells, one per header.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// An empty table with `(title, alignment)` columns.
+    fn new(columns: &[(&'static str, Align)]) -> Table {
+        Table {
+            headers: columns.iter().map(|c| c.0).collect(),
+            align: columns.iter().map(|c| c.1).collect(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+use Align::{Left, Right};
+
+/// Whether the summary shows the efficiency column: with `--peak-gbs`, or when a curve has it.
+pub(crate) fn shows_efficiency(analysis: &Analysis) -> bool {
+    analysis.peak_gbs.is_some() || analysis.curves.iter().any(|c| c.efficiency_pct.is_some())
+}
+
+/// One row per curve: key, latency floor, measured and fitted plateau, half-performance and
+/// 90% sizes, number of regimes, and the efficiency when known.
+pub(crate) fn summary(analysis: &Analysis) -> Table {
+    let efficiency = shows_efficiency(analysis);
+    let mut columns = vec![
+        ("collective", Left),
+        ("dtype", Left),
+        ("op", Left),
+        ("ranks", Right),
+        ("placement", Left),
+        ("lat(us)", Right),
+        ("busbw(GB/s)", Right),
+        ("fit(GB/s)", Right),
+        ("half-perf", Right),
+        ("90%", Right),
+        ("regimes", Right),
+    ];
+    if efficiency {
+        columns.push(("eff", Right));
+    }
+    let mut table = Table::new(&columns);
+    for c in &analysis.curves {
+        let mut row = vec![
+            c.collective.clone(),
+            c.dtype.clone(),
+            c.op.clone(),
+            units::nranks(c.nranks),
+            c.placement.clone(),
+            units::us(c.latency_floor_us),
+            units::gbs(c.plateau_busbw_gbs),
+            units::gbs(c.plateau_busbw_fit_gbs),
+            units::size_f(c.half_perf_bytes),
+            units::opt_size(c.sat90_bytes),
+            c.regimes.len().to_string(),
+        ];
+        if efficiency {
+            row.push(units::opt_pct(c.efficiency_pct));
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
+/// Whether a curve has details worth a section: regimes, switch points or anomalies.
+pub(crate) fn has_details(c: &CurveReport) -> bool {
+    !c.regimes.is_empty() || !c.switch_points.is_empty() || !c.anomalies.is_empty()
+}
+
+/// NCCL's choices seen among the regime's points (`Tree/LL`, or several joined by `, `);
+/// empty without annotations.
+pub(crate) fn regime_tuning(c: &CurveReport, r: &Regime) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    let inside = c
+        .points
+        .iter()
+        .filter(|p| p.bytes >= r.from_bytes && p.bytes <= r.to_bytes);
+    for label in inside.filter_map(|p| p.tuning.as_ref().map(units::tuning)) {
+        if !seen.contains(&label) {
+            seen.push(label);
+        }
+    }
+    seen.join(", ")
+}
+
+/// The fitted regimes: size range, alpha, algbw, busbw, fit error, points, and NCCL's choice
+/// when annotated (the column is left out otherwise).
+pub(crate) fn regimes(c: &CurveReport) -> Table {
+    let tunings: Vec<String> = c.regimes.iter().map(|r| regime_tuning(c, r)).collect();
+    let with_tuning = tunings.iter().any(|t| !t.is_empty());
+    let mut columns = vec![
+        ("regime", Right),
+        ("sizes", Left),
+        ("alpha(us)", Right),
+        ("algbw(GB/s)", Right),
+        ("busbw(GB/s)", Right),
+        ("fit err", Right),
+        ("points", Right),
+    ];
+    if with_tuning {
+        columns.push(("tuning", Left));
+    }
+    let mut table = Table::new(&columns);
+    for (i, (r, tuning)) in c.regimes.iter().zip(tunings).enumerate() {
+        let mut row = vec![
+            (i + 1).to_string(),
+            units::size_range(r.from_bytes, r.to_bytes),
+            units::us(r.alpha_us),
+            units::gbs(r.algbw_gbs),
+            units::gbs(r.busbw_gbs),
+            units::rel_err(r.rms_rel_err),
+            r.points.to_string(),
+        ];
+        if with_tuning {
+            row.push(tuning);
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
+/// The switch points: size, measured time jump, and the tuning change when annotated.
+pub(crate) fn switch_points(c: &CurveReport) -> Table {
+    let mut table = Table::new(&[("switch", Right), ("time jump", Right), ("tuning", Left)]);
+    for s in &c.switch_points {
+        table.rows.push(vec![
+            units::size(s.bytes),
+            units::jump(s.time_jump),
+            s.tuning_change
+                .clone()
+                .unwrap_or_else(|| units::NONE.into()),
+        ]);
+    }
+    table
+}
+
+/// The anomalies: kind, size and the one-line detail.
+pub(crate) fn anomalies(c: &CurveReport) -> Table {
+    let mut table = Table::new(&[("anomaly", Left), ("size", Right), ("detail", Left)]);
+    for a in &c.anomalies {
+        table
+            .rows
+            .push(vec![a.kind.clone(), units::size(a.bytes), a.detail.clone()]);
+    }
+    table
+}
+
+/// How many skipped reasons the reports list before summarising the rest as a count.
+pub(crate) const SKIPPED_SHOWN: usize = 5;
+
+/// The first [`SKIPPED_SHOWN`] skipped rows as `file:line: reason`, and how many more exist
+/// (by the skipped count, which may exceed the reasons a reader kept).
+pub(crate) fn skipped(analysis: &Analysis) -> (Vec<String>, usize) {
+    let shown: Vec<String> = analysis
+        .skipped
+        .iter()
+        .take(SKIPPED_SHOWN)
+        .map(|s| format!("{}:{}: {}", s.source.file, s.source.line, s.reason))
+        .collect();
+    let total = analysis.rows_skipped.max(analysis.skipped.len());
+    let more = total.saturating_sub(shown.len());
+    (shown, more)
+}
+
+/// The closing count line: `rows read N, skipped M`.
+pub(crate) fn counts(analysis: &Analysis) -> String {
+    format!(
+        "rows read {}, skipped {}",
+        analysis.rows_read, analysis.rows_skipped
+    )
+}
