@@ -11,6 +11,7 @@
 //! Nothing here links against NCCL: one binary can be pointed at any libnccl
 //! (`--nccl-lib PATH`, see [`resolve_request`]).
 
+mod api;
 #[allow(
     non_upper_case_globals,
     non_camel_case_types,
@@ -22,10 +23,18 @@
 )]
 pub mod bindings;
 mod config;
+mod error;
+mod loader;
 pub mod version;
 
+pub use api::{Api, OptionalApi};
 pub use bindings::{HEADERS_VERSION, HEADERS_VERSION_CODE};
 pub use config::comm_config;
+pub use error::{LoadError, NcclError};
+pub use loader::{
+    resolve_request, resolve_request_from, Nccl, UniqueId, DEFAULT_SONAMES, LIB_ENV,
+    UNIQUE_ID_BYTES,
+};
 
 /// `ncclDataType_t` codes from `nccl.h` (stable since NCCL 2.0; bf16 since 2.10, fp8 since 2.24).
 pub mod data_type {
