@@ -11,6 +11,7 @@ use super::common::{collective_name, fail, int, known_dtype, num, tuning, uint};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
 use crate::error::Error;
 use crate::result::Placement;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Columns without which a record means nothing.
@@ -24,7 +25,10 @@ const REQUIRED: &[&str] = &[
 ];
 
 /// Splits one CSV record (RFC 4180 quoting, on one line).
-pub(super) fn split_record(line: &str) -> Result<Vec<String>, &'static str> {
+pub(super) fn split_record(line: &str) -> Result<Vec<Cow<'_, str>>, &'static str> {
+    if !line.contains('"') {
+        return Ok(line.split(',').map(Cow::Borrowed).collect());
+    }
     let mut fields = Vec::new();
     let mut field = String::new();
     let mut chars = line.chars().peekable();
@@ -37,19 +41,19 @@ pub(super) fn split_record(line: &str) -> Result<Vec<String>, &'static str> {
             }
             (true, '"') => quoted = false,
             (false, '"') if field.is_empty() => quoted = true,
-            (false, ',') => fields.push(std::mem::take(&mut field)),
+            (false, ',') => fields.push(Cow::Owned(std::mem::take(&mut field))),
             (_, c) => field.push(c),
         }
     }
     if quoted {
         return Err("unterminated quoted field");
     }
-    fields.push(field);
+    fields.push(Cow::Owned(field));
     Ok(fields)
 }
 
 /// True when a record is a header: it names the columns we need.
-pub(super) fn is_header(fields: &[String]) -> bool {
+pub(super) fn is_header(fields: &[Cow<str>]) -> bool {
     REQUIRED
         .iter()
         .filter(|c| fields.iter().any(|f| f.trim() == **c))
@@ -133,16 +137,16 @@ pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
 }
 
 /// One record as an [`InputRow`] (source and run filled in by the caller).
-fn record(cols: &HashMap<String, usize>, fields: &[String]) -> Result<InputRow, String> {
+fn record(cols: &HashMap<String, usize>, fields: &[Cow<str>]) -> Result<InputRow, String> {
     let get = |c: &str| {
         cols.get(c)
             .and_then(|&i| fields.get(i))
             .map_or("", |s| s.trim())
     };
-    let number = |c: &str| num(get(c)).ok_or(format!("{c} `{}` is not a number", get(c)));
+    let number = |c: &str| num(get(c)).ok_or_else(|| format!("{c} `{}` is not a number", get(c)));
     let optional = |c: &str, default: i64| match get(c) {
         "" => Ok(default),
-        t => int(t).ok_or(format!("{c} `{t}` is not an integer")),
+        t => int(t).ok_or_else(|| format!("{c} `{t}` is not an integer")),
     };
     let dtype = get("dtype");
     if !known_dtype(dtype) {
@@ -157,8 +161,8 @@ fn record(cols: &HashMap<String, usize>, fields: &[String]) -> Result<InputRow, 
             ))
         }
     };
-    let bytes =
-        uint(get("bytes")).ok_or(format!("bytes `{}` is not a byte count", get("bytes")))?;
+    let bytes = uint(get("bytes"))
+        .ok_or_else(|| format!("bytes `{}` is not a byte count", get("bytes")))?;
     let time_us = number("time_us")?;
     if !(time_us.is_finite() && time_us > 0.0) {
         return Err(format!("time {time_us} is not a positive latency"));
@@ -168,7 +172,7 @@ fn record(cols: &HashMap<String, usize>, fields: &[String]) -> Result<InputRow, 
         t => Some(
             uint(t)
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or(format!("nranks `{t}` is not a count"))?,
+                .ok_or_else(|| format!("nranks `{t}` is not a count"))?,
         ),
     };
     Ok(InputRow {
@@ -187,14 +191,14 @@ fn record(cols: &HashMap<String, usize>, fields: &[String]) -> Result<InputRow, 
         bytes,
         count: match get("count") {
             "" => 0,
-            t => uint(t).ok_or(format!("count `{t}` is not a count"))?,
+            t => uint(t).ok_or_else(|| format!("count `{t}` is not a count"))?,
         },
         time_us,
         algbw_gbs: number("algbw_gbs")?,
         busbw_gbs: number("busbw_gbs")?,
         wrong: match get("wrong") {
             "" => None,
-            w => Some(num(w).ok_or(format!("wrong `{w}` is not a number"))?),
+            w => Some(num(w).ok_or_else(|| format!("wrong `{w}` is not a number"))?),
         },
         tuning: tuning(get("algo"), get("proto"), get("channels")),
     })

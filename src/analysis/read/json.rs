@@ -202,7 +202,7 @@ fn measurement(v: Option<&Value>) -> Result<(f64, f64, f64, Option<f64>), String
     let bw = |key: &str| {
         m.get(key)
             .and_then(number)
-            .ok_or(format!("`{key}` is not a number"))
+            .ok_or_else(|| format!("`{key}` is not a number"))
     };
     let wrong = match m.get("nwrong") {
         None | Some(Value::Null) => None,

@@ -77,8 +77,10 @@ fn log_start(line: &str, hosts: &[String]) -> Option<usize> {
             continue;
         }
         let token_start = line[..space]
-            .rfind(char::is_whitespace)
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
         if let Some(prefix) = glued_prefix(&line[token_start..space], hosts) {
             return Some(token_start + prefix);
         }
@@ -136,6 +138,9 @@ mod tests {
             clean("node1:1:2 [0] NCCL INFO Launch mode Parallel\r", &[]),
             ""
         );
+        // Multi-byte white space before the host does not split a character.
+        assert_eq!(clean("7\u{85}h:1:2 [0] NCCL INFO x", &[]), "7\u{85}");
+        assert_eq!(clean("7\u{3000}h:1:2 [0] NCCL INFO x", &[]), "7\u{3000}");
     }
 
     #[test]

@@ -159,13 +159,17 @@ impl Layout {
             let t = it.next().ok_or("row ends early")?;
             match col {
                 Pre::Size => {
-                    row.bytes = uint(t).ok_or(format!("size `{t}` is not a byte count"))?
+                    row.bytes = uint(t).ok_or_else(|| format!("size `{t}` is not a byte count"))?
                 }
-                Pre::Count => row.count = uint(t).ok_or(format!("count `{t}` is not a number"))?,
+                Pre::Count => {
+                    row.count = uint(t).ok_or_else(|| format!("count `{t}` is not a number"))?
+                }
                 Pre::Type if known_dtype(t) => row.dtype = t.to_string(),
                 Pre::Type => return Err(format!("unknown dtype `{t}`")),
                 Pre::Redop => row.op = t.to_string(),
-                Pre::Root => row.root = int(t).ok_or(format!("root `{t}` is not a number"))?,
+                Pre::Root => {
+                    row.root = int(t).ok_or_else(|| format!("root `{t}` is not a number"))?
+                }
                 Pre::Other => {}
             }
         }
@@ -188,7 +192,8 @@ fn measured(cols: &[Body], fields: &[&str]) -> Result<Measured, String> {
         busbw_gbs: f64::NAN,
         wrong: None,
     };
-    let number = |what: &str, t: &str| num(t).ok_or(format!("{what} `{t}` is not a number"));
+    let number =
+        |what: &str, t: &str| num(t).ok_or_else(|| format!("{what} `{t}` is not a number"));
     for (col, t) in cols.iter().zip(fields) {
         match col {
             Body::Time => m.time_us = number("time", t)?,
