@@ -99,6 +99,9 @@ fn glued_prefix(token: &str, hosts: &[String]) -> Option<usize> {
     if !all_digits(tid) || !all_digits(pid) || head.is_empty() {
         return None;
     }
+    if head.starts_with(|c: char| c.is_ascii_alphabetic()) && !head.starts_with("N/A") {
+        return Some(0); // the usual case: the message starts a line, or follows a space
+    }
     if let Some(host) = hosts
         .iter()
         .filter(|h| !h.is_empty() && head.ends_with(h.as_str()))
