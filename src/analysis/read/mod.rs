@@ -1,0 +1,123 @@
+//! Readers for `ncclbench analyze`: every result file format turned into [`InputRow`]s.
+//!
+//! Formats are recognised by content ([`detect`]): ncclbench CSV ([`csv`]), ncclbench and
+//! nccl-tests JSON ([`json`]), and nccl-tests text output of any 2.x version ([`text`]). Rows
+//! that cannot be used are never dropped silently: each becomes a [`Skipped`] entry with its
+//! file, line and reason (one per unusable text line, CSV record, or JSON result/placement).
+//! A file that is structurally broken (invalid JSON, a CSV header without required columns, a
+//! table column header that cannot be understood) is an [`Error::Usage`] reading
+//! `FILE:LINE: what is wrong`. No input makes a reader panic (see `fuzz/` and the mutation
+//! test).
+//!
+//! [`InputRow`]: crate::analysis::input::InputRow
+//! [`Skipped`]: crate::analysis::input::Skipped
+
+mod common;
+mod csv;
+mod detect;
+mod json;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use crate::analysis::input::ReadSet;
+use crate::error::Error;
+use detect::{detect, Detected};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A result file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// ncclbench `--csv` output.
+    Csv,
+    /// ncclbench or nccl-tests `-J` output (nccl-tests file versions 1-3).
+    Json,
+    /// nccl-tests (or ncclbench) text output, possibly inside a larger log.
+    Text,
+}
+
+/// Reads every file (auto-detecting its format by content, not extension) into one
+/// [`ReadSet`]. A directory stands for its regular files (sorted, not recursive) that are in a
+/// recognised format; a directory holding none is an error. An explicitly named file that is
+/// empty, unrecognised, unreadable or yields no rows at all is an [`Error::Usage`] naming it.
+pub fn read_files(paths: &[PathBuf]) -> Result<ReadSet, Error> {
+    let mut all = ReadSet::default();
+    for path in paths {
+        let set = if path.is_dir() {
+            read_dir(path)?
+        } else {
+            read_str(&path.display().to_string(), &load(path)?)?
+        };
+        all.rows.extend(set.rows);
+        all.skipped.extend(set.skipped);
+    }
+    Ok(all)
+}
+
+/// Same as [`read_files`] for in-memory text; `name` is used in every
+/// [`SourceRef`](crate::analysis::input::SourceRef) and message.
+pub fn read_str(name: &str, text: &str) -> Result<ReadSet, Error> {
+    let format = match detect(text) {
+        Detected::Empty => return Err(Error::usage(format!("{name}: empty file"))),
+        Detected::Unrecognised => {
+            return Err(Error::usage(format!(
+                "{name}: not a result file (expected ncclbench CSV or JSON, or nccl-tests text or JSON output)"
+            )))
+        }
+        Detected::Format(f) => f,
+    };
+    let set = read_str_as(name, text, format)?;
+    if set.rows.is_empty() && set.skipped.is_empty() {
+        return Err(Error::usage(format!("{name}: no result rows in it")));
+    }
+    Ok(set)
+}
+
+/// Reads `text` as `format`, without detection (fuzz targets drive each parser this way). A
+/// file with no rows gives an empty [`ReadSet`].
+pub fn read_str_as(name: &str, text: &str, format: Format) -> Result<ReadSet, Error> {
+    match format {
+        Format::Csv => csv::read(name, text),
+        Format::Json => json::read(name, text),
+        Format::Text => text::read(name, text),
+    }
+}
+
+/// A file's text (invalid UTF-8 replaced, so binary files are merely unrecognised).
+fn load(path: &Path) -> Result<String, Error> {
+    let bytes = fs::read(path)
+        .map_err(|e| Error::usage(format!("{}: cannot read: {e}", path.display())))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The recognised files of a directory.
+fn read_dir(dir: &Path) -> Result<ReadSet, Error> {
+    let entries = fs::read_dir(dir)
+        .map_err(|e| Error::usage(format!("{}: cannot read: {e}", dir.display())))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let mut all = ReadSet::default();
+    let mut recognised = 0;
+    for file in files {
+        let text = load(&file)?;
+        if let Detected::Format(format) = detect(&text) {
+            let set = read_str_as(&file.display().to_string(), &text, format)?;
+            recognised += 1;
+            all.rows.extend(set.rows);
+            all.skipped.extend(set.skipped);
+        }
+    }
+    if recognised == 0 {
+        return Err(Error::usage(format!(
+            "{}: no result files in this directory",
+            dir.display()
+        )));
+    }
+    Ok(all)
+}
