@@ -5,6 +5,7 @@
 //! (rows -> [`curve::CurveReport`]s) -> [`report`] and [`plot`] (reports -> text, markdown, HTML,
 //! JSON, SVG/PNG).
 
+pub mod build;
 pub mod curve;
 pub mod fit;
 pub mod input;
