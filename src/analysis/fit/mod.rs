@@ -19,9 +19,9 @@ pub mod robust;
 pub mod segment;
 pub mod wls;
 
-use robust::{mad_scale, robust_line, BISQUARE_C};
-use segment::{best_partitions, bic, candidates};
-use wls::Line;
+use robust::{mad_scale, robust_line, Robust, BISQUARE_C};
+use segment::{best_partitions, bic, bic_known_scale, candidates};
+use wls::{Line, Rel};
 
 /// Most robust passes (each re-estimates the noise scale and re-segments).
 pub const MAX_PASSES: usize = 3;
@@ -86,22 +86,22 @@ pub fn fit_piecewise(
     );
     let x: Vec<f64> = x.iter().map(|v| v / xs).collect();
     let t: Vec<f64> = t.iter().map(|v| v / ts).collect();
-    let (x, t) = (&x[..], &t[..]);
+    let pts: Vec<Rel> = x.iter().zip(&t).map(|(&x, &t)| Rel::new(x, t)).collect();
     let max_k = max_segments.min(n / min_points).max(1);
     let bounds = candidates(n);
     let mut scale: Option<f64> = None;
-    let mut chosen = choose(x, t, &bounds, max_k, min_points, scale)?;
+    let mut chosen = choose(&pts, &bounds, max_k, min_points, scale)?;
     for _ in 0..MAX_PASSES {
         let params = 3 * chosen.lines.len() - 1;
-        let s = mad_scale(&residuals(x, t, &chosen), params);
+        let s = mad_scale(&residuals(&pts, &chosen), params);
         if scale.is_some_and(|old| (s / old - 1.0).abs() < 0.05) {
             break;
         }
         scale = Some(s);
-        chosen = choose(x, t, &bounds, max_k, min_points, scale)?;
+        chosen = choose(&pts, &bounds, max_k, min_points, scale)?;
     }
     let noise = scale.unwrap_or(robust::SCALE_FLOOR);
-    let mut fit = finish(x, t, &chosen, noise);
+    let mut fit = finish(&pts, &chosen, noise);
     for s in &mut fit.segments {
         s.alpha *= ts;
         s.beta *= ts / xs;
@@ -121,30 +121,38 @@ struct Chosen {
     criterion: f64,
 }
 
-/// Segments optimally for every count and keeps the one with the lowest BIC.
+/// Segments optimally for every count and keeps the one with the lowest BIC: least squares
+/// with the noise profiled out when `scale` is `None`, else robust with that noise scale.
 fn choose(
-    x: &[f64],
-    t: &[f64],
+    pts: &[Rel],
     bounds: &[usize],
     max_k: usize,
     min_points: usize,
     scale: Option<f64>,
 ) -> Option<Chosen> {
-    let n = x.len();
-    let cost = |a: usize, b: usize| robust_line(&x[a..b], &t[a..b], scale).map(|(_, c)| c);
+    let n = pts.len();
+    let robust = scale.map(|scale| Robust {
+        scale,
+        outlier_penalty: (n as f64).ln(),
+    });
+    let criterion = |cost: f64, k: usize| match robust {
+        Some(_) => bic_known_scale(cost, n, k),
+        None => bic(cost, n, k),
+    };
+    let cost = |a: usize, b: usize| robust_line(&pts[a..b], robust).map(|(_, c)| c);
     let parts = best_partitions(bounds, max_k, min_points, cost);
     let (k, part) = parts
         .iter()
         .enumerate()
         .filter_map(|(i, p)| p.as_ref().map(|p| (i + 1, p)))
-        .min_by(|(ka, a), (kb, b)| bic(a.cost, n, *ka).total_cmp(&bic(b.cost, n, *kb)))?;
+        .min_by(|(ka, a), (kb, b)| criterion(a.cost, *ka).total_cmp(&criterion(b.cost, *kb)))?;
     let lines = ends(&part.starts, n)
-        .map(|(a, b)| robust_line(&x[a..b], &t[a..b], scale).map(|(l, _)| l))
+        .map(|(a, b)| robust_line(&pts[a..b], robust).map(|(l, _)| l))
         .collect::<Option<Vec<_>>>()?;
     Some(Chosen {
         starts: part.starts.clone(),
         lines,
-        criterion: bic(part.cost, n, k),
+        criterion: criterion(part.cost, k),
     })
 }
 
@@ -157,18 +165,18 @@ fn ends(starts: &[usize], n: usize) -> impl Iterator<Item = (usize, usize)> + '_
 }
 
 /// Relative residual of every point under its segment's line.
-fn residuals(x: &[f64], t: &[f64], c: &Chosen) -> Vec<f64> {
-    ends(&c.starts, x.len())
+fn residuals(pts: &[Rel], c: &Chosen) -> Vec<f64> {
+    ends(&c.starts, pts.len())
         .zip(&c.lines)
-        .flat_map(|((a, b), line)| (a..b).map(move |i| line.rel_residual(x[i], t[i])))
+        .flat_map(|((a, b), line)| pts[a..b].iter().map(move |r| line.rel_residual(r)))
         .collect()
 }
 
 /// Builds the public [`Fit`]: outliers and per-segment RMS over inliers.
-fn finish(x: &[f64], t: &[f64], c: &Chosen, noise: f64) -> Fit {
-    let r = residuals(x, t, c);
+fn finish(pts: &[Rel], c: &Chosen, noise: f64) -> Fit {
+    let r = residuals(pts, c);
     let is_outlier = |i: usize| r[i].abs() > BISQUARE_C * noise;
-    let segments = ends(&c.starts, x.len())
+    let segments = ends(&c.starts, pts.len())
         .zip(&c.lines)
         .map(|((a, b), line)| {
             let inliers: Vec<f64> = (a..b).filter(|&i| !is_outlier(i)).map(|i| r[i]).collect();
@@ -190,7 +198,7 @@ fn finish(x: &[f64], t: &[f64], c: &Chosen, noise: f64) -> Fit {
         segments,
         criterion: c.criterion,
         noise,
-        outliers: (0..x.len()).filter(|&i| is_outlier(i)).collect(),
+        outliers: (0..pts.len()).filter(|&i| is_outlier(i)).collect(),
     }
 }
 

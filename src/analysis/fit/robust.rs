@@ -4,12 +4,12 @@
 //!
 //! With scale `s` and `u = r / s`, the bisquare weight is `(1 - (u/c)^2)^2` for `|u| < c` and 0
 //! beyond, `c = 4.685` (95% efficiency under Gaussian noise). The matching loss, scaled so that it
-//! equals `r^2` for small residuals, is `s^2 * (c^2/3) * (1 - (1 - (u/c)^2)^3)`: an outlying
-//! point costs at most `c^2 s^2 / 3`, so one bad size can neither drag a segment nor buy a
-//! breakpoint. IRLS starts from a few Huber steps (convex, so the start cannot be captured by
+//! equals `u^2` for small residuals, is `(c^2/3) * (1 - (1 - (u/c)^2)^3)`: an outlying point
+//! costs at most `c^2 / 3` (plus the price of its rejection, see [`Robust`]), so one bad size
+//! can neither drag a segment nor buy a breakpoint. IRLS starts from a few Huber steps (convex, so the start cannot be captured by
 //! the outlier) and then runs bisquare steps to convergence. Cost: O(len x iterations).
 
-use super::wls::{fit_line, Line};
+use super::wls::{fit_line, weighted_cost, Line, Rel};
 
 /// Bisquare tuning constant (in noise-scale units).
 pub const BISQUARE_C: f64 = 4.685;
@@ -20,8 +20,14 @@ const HUBER_K: f64 = 1.345;
 pub const SCALE_FLOOR: f64 = 0.01;
 /// Huber steps before the bisquare steps.
 const HUBER_STEPS: usize = 4;
+/// A weight as a function of the residual in scale units.
+type WeightFn = fn(f64) -> f64;
+
 /// Most bisquare steps.
 const MAX_STEPS: usize = 30;
+/// IRLS stops when no weight moves by more than this (the cost is stationary at the optimum,
+/// so the remaining error in it is second order).
+const WEIGHT_TOL: f64 = 1e-3;
 
 /// Bisquare weight of a residual `u` in scale units.
 pub fn bisquare_weight(u: f64) -> f64 {
@@ -36,7 +42,7 @@ pub fn bisquare_weight(u: f64) -> f64 {
 /// Bisquare loss of a residual `u` in scale units, normalised to `u^2` near zero and capped at
 /// `c^2 / 3`.
 pub fn bisquare_loss(u: f64) -> f64 {
-    let v = (u / BISQUARE_C).min(1.0).max(-1.0);
+    let v = (u / BISQUARE_C).clamp(-1.0, 1.0);
     BISQUARE_C * BISQUARE_C / 3.0 * (1.0 - (1.0 - v * v).powi(3))
 }
 
@@ -68,50 +74,68 @@ pub fn mad_scale(residuals: &[f64], params: usize) -> f64 {
     }
 }
 
-/// Fits one segment. With `scale = None` this is plain least squares on relative error and the
-/// cost is the relative residual sum of squares; with a scale it is the bisquare M-estimate and
-/// the cost is `s^2 x sum bisquare_loss(r_i / s)`. Returns `None` when the line is undetermined.
-pub fn robust_line(x: &[f64], t: &[f64], scale: Option<f64>) -> Option<(Line, f64)> {
-    let ones = vec![1.0; x.len()];
-    let mut line = fit_line(x, t, &ones)?;
-    let Some(s) = scale else {
-        let cost = super::wls::weighted_cost(&line, x, t, &ones);
+/// How a robust segment fit measures and prices residuals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Robust {
+    /// Relative noise scale `s`.
+    pub scale: f64,
+    /// Extra cost of each rejected point (a rejected point is in effect fitted by a parameter
+    /// of its own, so the criterion charges it like one: `ln n`).
+    pub outlier_penalty: f64,
+}
+
+/// Fits one segment. With `robust = None` this is plain least squares on relative error and
+/// the cost is the relative residual sum of squares. With a [`Robust`] it is the bisquare
+/// M-estimate and the cost is in squared noise-scale units:
+/// `sum bisquare_loss(r_i / s) + outlier_penalty x (points with |r_i / s| >= c)`.
+/// Returns `None` when the line is undetermined.
+pub fn robust_line(pts: &[Rel], robust: Option<Robust>) -> Option<(Line, f64)> {
+    let ones = vec![1.0; pts.len()];
+    let mut line = fit_line(pts, &ones)?;
+    let Some(Robust {
+        scale: s,
+        outlier_penalty,
+    }) = robust
+    else {
+        let cost = weighted_cost(&line, pts, &ones);
         return Some((line, cost));
     };
+    // Huber steps (convex: the start cannot be captured by an outlier), then bisquare steps,
+    // each phase until the weights settle.
     let mut w = ones;
-    for step in 0..HUBER_STEPS + MAX_STEPS {
-        let next: Vec<f64> = x
-            .iter()
-            .zip(t)
-            .map(|(&x, &t)| {
-                let u = line.rel_residual(x, t) / s;
-                if step < HUBER_STEPS {
-                    (HUBER_K / u.abs()).min(1.0)
-                } else {
-                    bisquare_weight(u)
-                }
-            })
-            .collect();
-        let moved = next
-            .iter()
-            .zip(&w)
-            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
-        w = next;
-        match fit_line(x, t, &w) {
-            Some(l) => line = l,
-            None => break,
-        }
-        if step >= HUBER_STEPS && moved < 1e-6 {
-            break;
+    let phases: [(usize, WeightFn); 2] = [
+        (HUBER_STEPS, |u: f64| (HUBER_K / u.abs()).min(1.0)),
+        (MAX_STEPS, bisquare_weight),
+    ];
+    for (steps, weight) in phases {
+        for _ in 0..steps {
+            let mut moved = 0.0f64;
+            for (wi, r) in w.iter_mut().zip(pts) {
+                let next = weight(line.rel_residual(r) / s);
+                moved = moved.max((next - *wi).abs());
+                *wi = next;
+            }
+            if moved < WEIGHT_TOL {
+                break;
+            }
+            match fit_line(pts, &w) {
+                Some(l) => line = l,
+                None => break,
+            }
         }
     }
-    let cost = x
+    let cost = pts
         .iter()
-        .zip(t)
-        .map(|(&x, &t)| bisquare_loss(line.rel_residual(x, t) / s))
-        .sum::<f64>()
-        * s
-        * s;
+        .map(|r| {
+            let u = line.rel_residual(r) / s;
+            let rejected = if u.abs() >= BISQUARE_C {
+                outlier_penalty
+            } else {
+                0.0
+            };
+            bisquare_loss(u) + rejected
+        })
+        .sum::<f64>();
     Some((line, cost))
 }
 
@@ -142,20 +166,29 @@ mod tests {
     }
 
     #[test]
-    fn one_outlier_is_rejected_and_costs_the_cap() {
+    fn one_outlier_is_rejected_and_costs_the_cap_plus_its_penalty() {
         // Exact line t = 10 + x / 1000 on 12 doubling sizes, one point 40% high.
         let x: Vec<f64> = (0..12).map(|e| 1000.0 * (1u64 << e) as f64).collect();
         let mut t: Vec<f64> = x.iter().map(|x| 10.0 + x / 1000.0).collect();
         t[6] *= 1.4;
-        let (plain, plain_cost) = robust_line(&x, &t, None).expect("fit");
-        let (line, cost) = robust_line(&x, &t, Some(0.01)).expect("fit");
+        let pts: Vec<Rel> = x.iter().zip(&t).map(|(&x, &t)| Rel::new(x, t)).collect();
+        let (plain, plain_cost) = robust_line(&pts, None).expect("fit");
+        let robust = Robust {
+            scale: 0.01,
+            outlier_penalty: 2.0,
+        };
+        let (line, cost) = robust_line(&pts, Some(robust)).expect("fit");
         assert!(
             (line.alpha - 10.0).abs() < 1e-6,
             "{line:?} vs least squares {plain:?}"
         );
         assert!((line.beta - 1e-3).abs() < 1e-9, "{line:?}");
-        let cap = BISQUARE_C * BISQUARE_C / 3.0 * 1e-4;
-        assert!((cost - cap).abs() < 1e-9, "cost {cost} cap {cap}");
-        assert!(plain_cost > cost);
+        // In noise units: the capped loss c^2/3 plus the outlier's own parameter.
+        let want = BISQUARE_C * BISQUARE_C / 3.0 + 2.0;
+        assert!((cost - want).abs() < 1e-9, "cost {cost} want {want}");
+        assert!(
+            plain_cost > 0.005,
+            "least squares pays for the 29% residual: {plain_cost}"
+        );
     }
 }

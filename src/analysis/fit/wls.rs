@@ -3,10 +3,12 @@
 //! `beta >= 0`.
 //!
 //! Relative error is the right loss because times span six decades: an absolute loss would let
-//! the largest sizes decide everything. The unconstrained solution is computed on centred sums
-//! (stable even when `x` spans ten decades); when it leaves the feasible quadrant the convex
-//! problem's optimum lies on an edge (`alpha = 0` or `beta = 0`), and both edges are solved in
-//! closed form and compared. Cost: O(len) per fit.
+//! the largest sizes decide everything. With `p = 1/t` and `q = x/t` the relative residual is
+//! `1 - alpha p - beta q`, so the fit is a two-regressor least-squares problem without
+//! intercept: one pass of multiply-adds over [`Rel`] points, no division per point, and the
+//! cost follows from the same sums. When the unconstrained solution leaves the feasible
+//! quadrant, the convex problem's optimum lies on an edge (`alpha = 0` or `beta = 0`); both
+//! edges are solved in closed form and compared. Cost: O(len) per fit.
 
 /// A fitted line `t = alpha + beta * x`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,79 +19,109 @@ pub struct Line {
     pub beta: f64,
 }
 
+/// A point in relative form: `p = 1/t`, `q = x/t`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rel {
+    /// `1 / t`.
+    pub p: f64,
+    /// `x / t`.
+    pub q: f64,
+}
+
+impl Rel {
+    /// The relative form of `(x, t)`; `t` must be positive.
+    pub fn new(x: f64, t: f64) -> Rel {
+        Rel {
+            p: 1.0 / t,
+            q: x / t,
+        }
+    }
+}
+
 impl Line {
-    /// Model value at `x`.
-    pub fn at(&self, x: f64) -> f64 {
-        self.alpha + self.beta * x
+    /// Relative residual `(t - alpha - beta x) / t` of a point.
+    pub fn rel_residual(&self, r: &Rel) -> f64 {
+        1.0 - self.alpha * r.p - self.beta * r.q
+    }
+}
+
+/// Weighted sums of one segment's points.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    w: f64,
+    wp: f64,
+    wq: f64,
+    wpp: f64,
+    wpq: f64,
+    wqq: f64,
+    positive: usize,
+}
+
+impl Sums {
+    fn of(pts: &[Rel], w: &[f64]) -> Sums {
+        let mut s = Sums::default();
+        for (r, &w) in pts.iter().zip(w) {
+            s.positive += usize::from(w > 0.0);
+            s.w += w;
+            s.wp += w * r.p;
+            s.wq += w * r.q;
+            s.wpp += w * r.p * r.p;
+            s.wpq += w * r.p * r.q;
+            s.wqq += w * r.q * r.q;
+        }
+        s
     }
 
-    /// Relative residual `(t - model) / t`; `t` must be positive.
-    pub fn rel_residual(&self, x: f64, t: f64) -> f64 {
-        (t - self.at(x)) / t
+    /// `sum w (1 - a p - b q)^2`, expanded (clamped at 0 against rounding).
+    fn cost(&self, l: &Line) -> f64 {
+        let (a, b) = (l.alpha, l.beta);
+        (self.w - 2.0 * a * self.wp - 2.0 * b * self.wq
+            + a * a * self.wpp
+            + 2.0 * a * b * self.wpq
+            + b * b * self.wqq)
+            .max(0.0)
     }
 }
 
 /// `sum w_i * r_i^2` with `r_i` the relative residual of point `i`.
-pub fn weighted_cost(line: &Line, x: &[f64], t: &[f64], w: &[f64]) -> f64 {
-    x.iter()
-        .zip(t)
+pub fn weighted_cost(line: &Line, pts: &[Rel], w: &[f64]) -> f64 {
+    pts.iter()
         .zip(w)
-        .map(|((&x, &t), &w)| w * line.rel_residual(x, t).powi(2))
+        .map(|(r, &w)| w * line.rel_residual(r).powi(2))
         .sum()
 }
 
 /// Fits `t = alpha + beta * x` minimising the weighted relative squared error with
-/// `alpha, beta >= 0`. `x` must be strictly increasing and `t` positive (the caller checks).
-/// Returns `None` when fewer than two points carry positive weight (the line is undetermined).
-pub fn fit_line(x: &[f64], t: &[f64], w: &[f64]) -> Option<Line> {
-    let u: Vec<f64> = t.iter().zip(w).map(|(&t, &w)| w / (t * t)).collect();
-    if u.iter().filter(|&&u| u > 0.0).count() < 2 {
+/// `alpha, beta >= 0`, over points with distinct `x`. Returns `None` when fewer than two points
+/// carry positive weight (the line is undetermined).
+pub fn fit_line(pts: &[Rel], w: &[f64]) -> Option<Line> {
+    let s = Sums::of(pts, w);
+    if s.positive < 2 {
         return None;
     }
-    let su: f64 = u.iter().sum();
-    let xm = dot3(&u, x, None) / su;
-    let tm = dot3(&u, t, None) / su;
-    let (mut sxx, mut sxt) = (0.0, 0.0);
-    for ((&u, &x), &t) in u.iter().zip(x).zip(t) {
-        sxx += u * (x - xm) * (x - xm);
-        sxt += u * (x - xm) * (t - tm);
-    }
-    if !(sxx > 0.0) {
-        return None;
-    }
-    let beta = sxt / sxx;
-    let alpha = tm - beta * xm;
-    if alpha >= 0.0 && beta >= 0.0 {
-        return Some(Line { alpha, beta });
+    let det = s.wpp * s.wqq - s.wpq * s.wpq;
+    if det > 0.0 && det.is_finite() {
+        let alpha = (s.wp * s.wqq - s.wq * s.wpq) / det;
+        let beta = (s.wq * s.wpp - s.wp * s.wpq) / det;
+        if alpha >= 0.0 && beta >= 0.0 {
+            return Some(Line { alpha, beta });
+        }
     }
     // The optimum is on an edge of the feasible quadrant.
-    let sxx0 = dot3(&u, x, Some(x));
+    let ratio = |num: f64, den: f64| if den > 0.0 { (num / den).max(0.0) } else { 0.0 };
     let through_origin = Line {
         alpha: 0.0,
-        beta: if sxx0 > 0.0 {
-            (dot3(&u, x, Some(t)) / sxx0).max(0.0)
-        } else {
-            0.0
-        },
+        beta: ratio(s.wq, s.wqq),
     };
     let flat = Line {
-        alpha: tm.max(0.0),
+        alpha: ratio(s.wp, s.wpp),
         beta: 0.0,
     };
-    let best = if weighted_cost(&through_origin, x, t, w) < weighted_cost(&flat, x, t, w) {
+    Some(if s.cost(&through_origin) < s.cost(&flat) {
         through_origin
     } else {
         flat
-    };
-    Some(best)
-}
-
-/// `sum u_i * a_i * b_i` (`b_i = 1` when `b` is `None`).
-fn dot3(u: &[f64], a: &[f64], b: Option<&[f64]>) -> f64 {
-    match b {
-        Some(b) => u.iter().zip(a).zip(b).map(|((u, a), b)| u * a * b).sum(),
-        None => u.iter().zip(a).map(|(u, a)| u * a).sum(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -100,32 +132,37 @@ mod tests {
         (a - b).abs() <= tol * b.abs().max(1e-300)
     }
 
+    fn rel(x: &[f64], t: &[f64]) -> Vec<Rel> {
+        x.iter().zip(t).map(|(&x, &t)| Rel::new(x, t)).collect()
+    }
+
     #[test]
     fn exact_line_is_recovered_across_ten_decades() {
         // t = 12 us + x / 50_000 (50 GB/s), x from 8 B to 8 GiB.
         let x: Vec<f64> = (3..=33).map(|e| (1u64 << e) as f64).collect();
         let t: Vec<f64> = x.iter().map(|x| 12.0 + x / 5e4).collect();
-        let line = fit_line(&x, &t, &vec![1.0; x.len()]).expect("fit");
+        let (pts, w) = (rel(&x, &t), vec![1.0; x.len()]);
+        let line = fit_line(&pts, &w).expect("fit");
         assert!(close(line.alpha, 12.0, 1e-9), "{line:?}");
         assert!(close(line.beta, 2e-5, 1e-9), "{line:?}");
-        assert!(weighted_cost(&line, &x, &t, &vec![1.0; x.len()]) < 1e-20);
+        assert!(weighted_cost(&line, &pts, &w) < 1e-20);
     }
 
     #[test]
-    fn weights_are_relative_two_point_hand_values() {
-        // Three points, the middle one off the line through the outer two. With weights
-        // w = (1, 0, 1) the line goes exactly through (1, 2) and (3, 4): alpha 1, beta 1.
-        let (x, t) = ([1.0, 2.0, 3.0], [2.0, 9.0, 4.0]);
-        let line = fit_line(&x, &t, &[1.0, 0.0, 1.0]).expect("fit");
+    fn zero_weights_leave_points_out() {
+        // The middle point is far off the line through the outer two; with weights (1, 0, 1)
+        // the line goes exactly through (1, 2) and (3, 4): alpha 1, beta 1.
+        let pts = rel(&[1.0, 2.0, 3.0], &[2.0, 9.0, 4.0]);
+        let line = fit_line(&pts, &[1.0, 0.0, 1.0]).expect("fit");
         assert!(close(line.alpha, 1.0, 1e-12) && close(line.beta, 1.0, 1e-12));
     }
 
     #[test]
     fn negative_intercept_is_refit_through_the_origin() {
-        // t = -1 + 2x unconstrained; with alpha = 0 the relative loss sum (1 - 2b*x/t)^2...
-        // has minimiser b = sum(x/t) / sum(x^2/t^2) (hand formula for alpha = 0).
+        // t = -1 + 2x exactly, so alpha would be -1. With alpha = 0 the relative loss
+        // sum (1 - b x/t)^2 has the hand minimiser b = sum(x/t) / sum((x/t)^2).
         let (x, t) = ([1.0, 2.0, 3.0], [1.0, 3.0, 5.0]);
-        let line = fit_line(&x, &t, &[1.0; 3]).expect("fit");
+        let line = fit_line(&rel(&x, &t), &[1.0; 3]).expect("fit");
         let num: f64 = x.iter().zip(&t).map(|(x, t)| x / t).sum();
         let den: f64 = x.iter().zip(&t).map(|(x, t)| (x / t).powi(2)).sum();
         assert_eq!(line.alpha, 0.0);
@@ -134,10 +171,10 @@ mod tests {
 
     #[test]
     fn falling_times_give_a_flat_line_at_the_weighted_mean() {
-        // Decreasing times: beta would be negative; the best feasible line is flat at the
-        // relative-weighted mean sum(1/t) / sum(1/t^2).
+        // Decreasing times: beta would be negative; the best feasible line is flat at
+        // sum(1/t) / sum(1/t^2).
         let (x, t) = ([1.0, 2.0, 3.0], [4.0, 3.0, 2.0]);
-        let line = fit_line(&x, &t, &[1.0; 3]).expect("fit");
+        let line = fit_line(&rel(&x, &t), &[1.0; 3]).expect("fit");
         let mean =
             t.iter().map(|t| 1.0 / t).sum::<f64>() / t.iter().map(|t| t.powi(-2)).sum::<f64>();
         assert_eq!(line.beta, 0.0);
@@ -145,8 +182,20 @@ mod tests {
     }
 
     #[test]
+    fn expanded_cost_matches_the_residual_sum() {
+        let pts = rel(&[1.0, 2.0, 4.0, 8.0], &[3.0, 3.5, 6.0, 9.0]);
+        let w = [1.0, 0.5, 2.0, 1.0];
+        let line = Line {
+            alpha: 1.5,
+            beta: 0.9,
+        };
+        let direct = weighted_cost(&line, &pts, &w);
+        assert!(close(Sums::of(&pts, &w).cost(&line), direct, 1e-12));
+    }
+
+    #[test]
     fn one_weighted_point_is_undetermined() {
-        assert_eq!(fit_line(&[1.0, 2.0], &[1.0, 2.0], &[1.0, 0.0]), None);
-        assert_eq!(fit_line(&[1.0], &[1.0], &[1.0]), None);
+        assert_eq!(fit_line(&rel(&[1.0, 2.0], &[1.0, 2.0]), &[1.0, 0.0]), None);
+        assert_eq!(fit_line(&rel(&[1.0], &[1.0]), &[1.0]), None);
     }
 }
