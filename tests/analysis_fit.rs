@@ -2,7 +2,8 @@
 //! (generator in `analysis_fit/synthetic.rs`): at 2% noise the fit must recover every regime's
 //! alpha within 10% and bus bandwidth within 3%, and every breakpoint within one grid step, for
 //! 1, 2 and 3 regimes over 2 to 64 ranks and 50 seeds each; single-regime curves must get no
-//! spurious breakpoint in at least 95% of seeds.
+//! spurious breakpoint in at least 95% of seeds. Then real published tables (skipped when
+//! `../shared` is absent): the regimes, steps and glitches an engineer sees in them.
 
 #[path = "analysis_fit/synthetic.rs"]
 mod synthetic;
@@ -180,4 +181,96 @@ fn the_generator_refuses_unidentifiable_curves() {
     let close = [regime(5.0, 8.0), regime(15.0, 150.0)];
     let err = generate(&close, Collective::AllReduce, 8, 1, UNIFORM).err();
     assert!(err.is_some_and(|e| e.contains("bandwidth term")));
+}
+
+#[path = "analysis_fit/real.rs"]
+mod real;
+
+/// The curves of a real fixture, or `None` when the shared fixtures are absent.
+fn real_curves(name: &str, default: Collective) -> Option<Vec<CurveReport>> {
+    let text = std::fs::read_to_string(real::fixture(name)?).expect("readable fixture");
+    Some(analyze(&real::parse(&text, default), None).curves)
+}
+
+fn kinds_at(c: &CurveReport, kind: &str) -> Vec<u64> {
+    c.anomalies
+        .iter()
+        .filter(|a| a.kind == kind)
+        .map(|a| a.bytes)
+        .collect()
+}
+
+#[test]
+fn real_two_node_all_reduce_has_three_regimes_and_its_glitches_found() {
+    let name = "001_nccltests_h100x16_2node_allreduce.txt";
+    let Some(curves) = real_curves(name, Collective::AllReduce) else {
+        return;
+    };
+    assert_eq!(curves.len(), 2);
+    for c in &curves {
+        assert_eq!(c.regimes.len(), 3, "{:?}", c.regimes);
+        assert!(
+            c.regimes.iter().all(|r| r.rms_rel_err < 0.03),
+            "{:?}",
+            c.regimes
+        );
+        // The step visible in the table (16 MiB 978 us -> 32 MiB 1060 us) is a switch point.
+        let step = c.switch_points_bytes[1];
+        assert!(
+            (8 << 20..=32 << 20).contains(&step),
+            "{:?}",
+            c.switch_points_bytes
+        );
+        // The fitted plateau is the asymptote the 8 GiB row (338.8 GB/s) approaches.
+        assert!((c.plateau_busbw_fit_gbs / 338.8 - 1.0).abs() < 0.05);
+        // 1 KiB out-of-place took 147.1 us against 123.1 in place.
+        assert_eq!(kinds_at(c, "placement_disagreement"), vec![1024]);
+    }
+    let oop = &curves[1];
+    assert_eq!(oop.placement, "out_of_place");
+    assert!(
+        kinds_at(oop, "outlier").contains(&1024),
+        "{:?}",
+        oop.anomalies
+    );
+}
+
+#[test]
+fn real_single_node_tables_fit_every_collective() {
+    let name = "015_nccltests_2.29.2_h100x8_single_node.txt";
+    let Some(curves) = real_curves(name, Collective::AllReduce) else {
+        return;
+    };
+    assert_eq!(curves.len(), 10, "five collectives x two placements");
+    for c in &curves {
+        let covered: usize = c.regimes.iter().map(|r| r.points).sum();
+        assert_eq!(covered, 10, "{} {}", c.collective, c.placement);
+        assert!(c.plateau_busbw_fit_gbs > 0.0 && c.half_perf_bytes > 0.0);
+        if c.collective == "sendrecv" {
+            // 422 us at 32 MiB, then 820 us at both 64 and 128 MiB: not one alpha-beta line.
+            assert!(
+                kinds_at(c, "outlier").contains(&(64 << 20)),
+                "{:?}",
+                c.anomalies
+            );
+        } else {
+            assert!(
+                c.regimes.iter().all(|r| r.rms_rel_err < 0.02),
+                "{:?}",
+                c.regimes
+            );
+        }
+    }
+}
+
+#[test]
+fn real_broadcast_collapse_at_64_mib_is_a_dip() {
+    let name = "009_nccltests_2.29.7_rtx5090_2rank_broadcast.txt";
+    let Some(curves) = real_curves(name, Collective::Broadcast) else {
+        return;
+    };
+    for c in &curves {
+        assert_eq!(kinds_at(c, "dip"), vec![64 << 20], "{:?}", c.anomalies);
+        assert_eq!(c.busbw_factor, 1.0);
+    }
 }

@@ -8,9 +8,11 @@
 //! breakpoint. Breakpoints are chosen by exact dynamic programming and the segment count by BIC
 //! ([`segment`]).
 //!
-//! The noise scale is not known in advance, so [`fit_piecewise`] alternates: a least-squares
-//! segmentation gives residuals, their MAD gives the scale, a robust segmentation with that scale
-//! gives new residuals, and so on until the scale settles (at most [`MAX_PASSES`] robust passes).
+//! The noise scale is not known in advance, so [`fit_piecewise`] alternates: the richest
+//! least-squares segmentation (K segments) gives residuals, their MAD gives the scale, a robust
+//! segmentation chosen by BIC with that scale gives new residuals, and so on until the scale
+//! settles (at most [`MAX_PASSES`] robust passes). Starting from the richest model keeps the
+//! misfit of too few regimes from passing for noise.
 //! Points whose final relative residual exceeds `BISQUARE_C` scales are reported as outliers.
 //! Cost: O(M^2) robust segment fits per pass (M <= 64 candidate boundaries), each O(len x
 //! iterations); a few milliseconds for a 30-size curve.
@@ -89,8 +91,11 @@ pub fn fit_piecewise(
     let pts: Vec<Rel> = x.iter().zip(&t).map(|(&x, &t)| Rel::new(x, t)).collect();
     let max_k = max_segments.min(n / min_points).max(1);
     let bounds = candidates(n);
+    // The first noise estimate comes from the richest least-squares model (as Mallows' Cp
+    // takes its variance from the full model): a misfit of too few regimes must not pass for
+    // noise, or it would hide the regimes that explain it.
+    let mut chosen = choose(&pts, &bounds, max_k, min_points, None, Pick::Richest)?;
     let mut scale: Option<f64> = None;
-    let mut chosen = choose(&pts, &bounds, max_k, min_points, scale)?;
     for _ in 0..MAX_PASSES {
         let params = 3 * chosen.lines.len() - 1;
         let s = mad_scale(&residuals(&pts, &chosen), params);
@@ -98,7 +103,7 @@ pub fn fit_piecewise(
             break;
         }
         scale = Some(s);
-        chosen = choose(&pts, &bounds, max_k, min_points, scale)?;
+        chosen = choose(&pts, &bounds, max_k, min_points, scale, Pick::Bic)?;
     }
     let noise = scale.unwrap_or(robust::SCALE_FLOOR);
     let mut fit = finish(&pts, &chosen, noise);
@@ -121,14 +126,24 @@ struct Chosen {
     criterion: f64,
 }
 
-/// Segments optimally for every count and keeps the one with the lowest BIC: least squares
-/// with the noise profiled out when `scale` is `None`, else robust with that noise scale.
+/// Which segment count [`choose`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pick {
+    /// The lowest BIC.
+    Bic,
+    /// The most segments that fit.
+    Richest,
+}
+
+/// Segments optimally for every count and keeps one (see [`Pick`]): least squares with the
+/// noise profiled out when `scale` is `None`, else robust with that noise scale.
 fn choose(
     pts: &[Rel],
     bounds: &[usize],
     max_k: usize,
     min_points: usize,
     scale: Option<f64>,
+    pick: Pick,
 ) -> Option<Chosen> {
     let n = pts.len();
     let robust = scale.map(|scale| Robust {
@@ -141,11 +156,15 @@ fn choose(
     };
     let cost = |a: usize, b: usize| robust_line(&pts[a..b], robust).map(|(_, c)| c);
     let parts = best_partitions(bounds, max_k, min_points, cost);
-    let (k, part) = parts
+    let feasible = parts
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| p.as_ref().map(|p| (i + 1, p)))
-        .min_by(|(ka, a), (kb, b)| criterion(a.cost, *ka).total_cmp(&criterion(b.cost, *kb)))?;
+        .filter_map(|(i, p)| p.as_ref().map(|p| (i + 1, p)));
+    let (k, part) = match pick {
+        Pick::Bic => feasible
+            .min_by(|(ka, a), (kb, b)| criterion(a.cost, *ka).total_cmp(&criterion(b.cost, *kb))),
+        Pick::Richest => feasible.max_by_key(|(k, _)| *k),
+    }?;
     let lines = ends(&part.starts, n)
         .map(|(a, b)| robust_line(&pts[a..b], robust).map(|(l, _)| l))
         .collect::<Option<Vec<_>>>()?;
