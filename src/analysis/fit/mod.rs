@@ -154,7 +154,22 @@ fn choose(
         Some(_) => bic_known_scale(cost, n, k),
         None => bic(cost, n, k),
     };
-    let cost = |a: usize, b: usize| robust_line(&pts[a..b], robust).map(|(_, c)| c);
+    // Segments are costed by increasing end for each start: each warm-starts from the line of
+    // the one before it, and every line is kept for the winner.
+    let m = bounds.len();
+    let mut slot = vec![0usize; n + 1];
+    for (i, &b) in bounds.iter().enumerate() {
+        slot[b] = i;
+    }
+    let mut lines: Vec<Option<Line>> = vec![None; m * m];
+    let mut last: Option<(usize, Line)> = None;
+    let cost = |a: usize, b: usize| {
+        let warm = last.filter(|(start, _)| *start == a).map(|(_, l)| l);
+        let (line, cost) = robust_line(&pts[a..b], robust, warm)?;
+        last = Some((a, line));
+        lines[slot[a] * m + slot[b]] = Some(line);
+        Some(cost)
+    };
     let parts = best_partitions(bounds, max_k, min_points, cost);
     let feasible = parts
         .iter()
@@ -166,7 +181,7 @@ fn choose(
         Pick::Richest => feasible.max_by_key(|(k, _)| *k),
     }?;
     let lines = ends(&part.starts, n)
-        .map(|(a, b)| robust_line(&pts[a..b], robust).map(|(l, _)| l))
+        .map(|(a, b)| lines[slot[a] * m + slot[b]])
         .collect::<Option<Vec<_>>>()?;
     Some(Chosen {
         starts: part.starts.clone(),

@@ -88,8 +88,12 @@ pub struct Robust {
 /// the cost is the relative residual sum of squares. With a [`Robust`] it is the bisquare
 /// M-estimate and the cost is in squared noise-scale units:
 /// `sum bisquare_loss(r_i / s) + outlier_penalty x (points with |r_i / s| >= c)`.
-/// Returns `None` when the line is undetermined.
-pub fn robust_line(pts: &[Rel], robust: Option<Robust>) -> Option<(Line, f64)> {
+///
+/// IRLS starts from the least-squares line, moved by a few Huber steps (convex, so an outlier
+/// cannot capture the start), or from `warm` (typically the robust line of the same segment
+/// one point shorter) when that already has the lower bisquare loss; either way bisquare steps
+/// follow until the weights settle. Returns `None` when the line is undetermined.
+pub fn robust_line(pts: &[Rel], robust: Option<Robust>, warm: Option<Line>) -> Option<(Line, f64)> {
     let ones = vec![1.0; pts.len()];
     let mut line = fit_line(pts, &ones)?;
     let Some(Robust {
@@ -100,11 +104,19 @@ pub fn robust_line(pts: &[Rel], robust: Option<Robust>) -> Option<(Line, f64)> {
         let cost = weighted_cost(&line, pts, &ones);
         return Some((line, cost));
     };
-    // Huber steps (convex: the start cannot be captured by an outlier), then bisquare steps,
-    // each phase until the weights settle.
+    let loss = |l: &Line| -> f64 {
+        pts.iter()
+            .map(|r| bisquare_loss(l.rel_residual(r) / s))
+            .sum()
+    };
+    let mut huber_steps = HUBER_STEPS;
+    if let Some(w) = warm.filter(|w| loss(w) < loss(&line)) {
+        line = w;
+        huber_steps = 0;
+    }
     let mut w = ones;
     let phases: [(usize, WeightFn); 2] = [
-        (HUBER_STEPS, |u: f64| (HUBER_K / u.abs()).min(1.0)),
+        (huber_steps, |u: f64| (HUBER_K / u.abs()).min(1.0)),
         (MAX_STEPS, bisquare_weight),
     ];
     for (steps, weight) in phases {
@@ -172,12 +184,12 @@ mod tests {
         let mut t: Vec<f64> = x.iter().map(|x| 10.0 + x / 1000.0).collect();
         t[6] *= 1.4;
         let pts: Vec<Rel> = x.iter().zip(&t).map(|(&x, &t)| Rel::new(x, t)).collect();
-        let (plain, plain_cost) = robust_line(&pts, None).expect("fit");
+        let (plain, plain_cost) = robust_line(&pts, None, None).expect("fit");
         let robust = Robust {
             scale: 0.01,
             outlier_penalty: 2.0,
         };
-        let (line, cost) = robust_line(&pts, Some(robust)).expect("fit");
+        let (line, cost) = robust_line(&pts, Some(robust), None).expect("fit");
         assert!(
             (line.alpha - 10.0).abs() < 1e-6,
             "{line:?} vs least squares {plain:?}"

@@ -97,7 +97,7 @@ pub fn best_partitions(
 /// parameter: with 1, 6% of noisy single-regime synthetic curves got a spurious breakpoint
 /// (mostly in the flat latency region, where a regime's bandwidth is unidentified). 4 was
 /// calibrated on 2,100 synthetic curves per regime count and noise kind (2% uniform and
-/// log-normal; `tests/analysis_fit.rs`): 1 and 3 spurious breakpoints on single-regime curves,
+/// log-normal; `tests/analysis_fit.rs`): 1 and 4 spurious breakpoints on single-regime curves,
 /// at most 5 wrong regime counts elsewhere, while a real regime change gains hundreds of units
 /// against the `6 ln n` a segment costs.
 pub const BREAKPOINT_PARAMS: f64 = 4.0;
