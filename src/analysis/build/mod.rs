@@ -23,8 +23,10 @@ use std::collections::BTreeMap;
 
 /// Analyses every curve of `set`: curves sorted by [`CurveKey`], `rows_read` the number of
 /// usable rows read, `rows_skipped` and `skipped` what the readers could not use.
-/// `peak_gbs` (the `--peak-gbs` value) turns the measured plateaus into efficiencies.
+/// `peak_gbs` (the `--peak-gbs` value) turns the measured plateaus into efficiencies; a value
+/// that is not a positive number is ignored.
 pub fn analyze(set: &ReadSet, peak_gbs: Option<f64>) -> Analysis {
+    let peak_gbs = peak_gbs.filter(|p| p.is_finite() && *p > 0.0);
     let mut groups: BTreeMap<CurveKey, Vec<&InputRow>> = BTreeMap::new();
     for row in &set.rows {
         groups.entry(key_of(row)).or_default().push(row);
@@ -98,3 +100,5 @@ pub fn curve_report(key: &CurveKey, rows: &[&InputRow], peak_gbs: Option<f64>) -
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod untrusted;

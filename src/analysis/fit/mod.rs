@@ -89,6 +89,9 @@ pub fn fit_piecewise(
     let x: Vec<f64> = x.iter().map(|v| v / xs).collect();
     let t: Vec<f64> = t.iter().map(|v| v / ts).collect();
     let pts: Vec<Rel> = x.iter().zip(&t).map(|(&x, &t)| Rel::new(x, t)).collect();
+    if !pts.iter().all(|r| r.p.is_finite() && r.q.is_finite()) {
+        return None; // times spanning more than ~300 decades
+    }
     let max_k = max_segments.min(n / min_points).max(1);
     let bounds = candidates(n);
     // The first noise estimate comes from the richest least-squares model (as Mallows' Cp
