@@ -21,8 +21,8 @@ use crate::analysis::input::{InputRow, ReadSet};
 use pool::Scale;
 use std::collections::BTreeMap;
 
-/// Analyses every curve of `set`: curves sorted by [`CurveKey`], `rows_read` the number of
-/// usable rows read, `rows_skipped` and `skipped` what the readers could not use.
+/// Analyses every curve of `set`: curves sorted by [`CurveKey`], `rows_read` the rows the
+/// readers produced, `rows_skipped` and `skipped` what they could not use.
 /// `peak_gbs` (the `--peak-gbs` value) turns the measured plateaus into efficiencies; a value
 /// that is not a positive number is ignored.
 pub fn analyze(set: &ReadSet, peak_gbs: Option<f64>) -> Analysis {

@@ -6,28 +6,29 @@
 //! beyond, `c = 4.685` (95% efficiency under Gaussian noise). The matching loss, scaled so that it
 //! equals `u^2` for small residuals, is `(c^2/3) * (1 - (1 - (u/c)^2)^3)`: an outlying point
 //! costs at most `c^2 / 3` (plus the price of its rejection, see [`Robust`]), so one bad size
-//! can neither drag a segment nor buy a breakpoint. IRLS starts from a few Huber steps (convex, so the start cannot be captured by
-//! the outlier) and then runs bisquare steps to convergence. Cost: O(len x iterations).
+//! can neither drag a segment nor buy a breakpoint. IRLS starts from a few Huber steps (convex,
+//! so the start cannot be captured by the outlier) and then runs bisquare steps to convergence.
+//! Cost: O(len x iterations).
 
 use super::wls::{fit_line, weighted_cost, Line, Rel};
 
 /// Bisquare tuning constant (in noise-scale units).
 pub const BISQUARE_C: f64 = 4.685;
-/// Huber tuning constant for the warm start.
+/// Huber tuning constant for the first steps.
 const HUBER_K: f64 = 1.345;
 /// Smallest relative noise scale assumed (1%): below it printed times are not that repeatable,
 /// and a zero scale would reject every point of a slightly imperfect model.
 pub const SCALE_FLOOR: f64 = 0.01;
 /// Huber steps before the bisquare steps.
 const HUBER_STEPS: usize = 4;
-/// A weight as a function of the residual in scale units.
-type WeightFn = fn(f64) -> f64;
-
 /// Most bisquare steps.
 const MAX_STEPS: usize = 30;
 /// IRLS stops when no weight moves by more than this (the cost is stationary at the optimum,
 /// so the remaining error in it is second order).
 const WEIGHT_TOL: f64 = 1e-3;
+
+/// A weight as a function of the residual in scale units.
+type WeightFn = fn(f64) -> f64;
 
 /// Bisquare weight of a residual `u` in scale units.
 pub fn bisquare_weight(u: f64) -> f64 {
@@ -202,5 +203,35 @@ mod tests {
             plain_cost > 0.005,
             "least squares pays for the 29% residual: {plain_cost}"
         );
+    }
+
+    #[test]
+    fn a_warm_start_is_used_only_when_it_is_better() {
+        // Exact line t = 5 + x on 8 points plus two 50%-slow points.
+        let x: Vec<f64> = (1..=10).map(|i| (1u64 << i) as f64).collect();
+        let mut t: Vec<f64> = x.iter().map(|x| 5.0 + x).collect();
+        (t[3], t[7]) = (t[3] * 1.5, t[7] * 1.5);
+        let pts: Vec<Rel> = x.iter().zip(&t).map(|(&x, &t)| Rel::new(x, t)).collect();
+        let robust = Some(Robust {
+            scale: 0.01,
+            outlier_penalty: 1.0,
+        });
+        let cold = robust_line(&pts, robust, None).expect("fit");
+        let bad = Line {
+            alpha: 1e6,
+            beta: 0.0,
+        };
+        assert_eq!(
+            robust_line(&pts, robust, Some(bad)),
+            Some(cold),
+            "worse start ignored"
+        );
+        let exact = Line {
+            alpha: 5.0,
+            beta: 1.0,
+        };
+        let (warm, cost) = robust_line(&pts, robust, Some(exact)).expect("fit");
+        assert!((warm.alpha - 5.0).abs() < 1e-9 && (warm.beta - 1.0).abs() < 1e-12);
+        assert!((cost - 2.0 * (BISQUARE_C * BISQUARE_C / 3.0 + 1.0)).abs() < 1e-9);
     }
 }
