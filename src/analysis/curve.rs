@@ -47,9 +47,10 @@ pub struct Regime {
     pub to_bytes: u64,
     /// Latency term, microseconds.
     pub alpha_us: f64,
-    /// Asymptotic algorithm bandwidth (1/beta), GB/s.
+    /// Asymptotic algorithm bandwidth (1/beta), GB/s; 0 when the regime's time does not grow
+    /// with size (no bandwidth term).
     pub algbw_gbs: f64,
-    /// Asymptotic bus bandwidth (algbw x the collective's factor), GB/s.
+    /// Asymptotic bus bandwidth (algbw x the collective's factor), GB/s; 0 as algbw.
     pub busbw_gbs: f64,
     /// Root-mean-square relative error of the fit over the regime's points.
     pub rms_rel_err: f64,
@@ -72,7 +73,8 @@ pub struct SwitchPoint {
 /// Something in the curve an engineer should look at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Anomaly {
-    /// `dip`, `placement_disagreement`, `wrong_data`, `cycle_disagreement`, `outlier`.
+    /// `dip`, `placement_disagreement`, `wrong_data`, `cycle_disagreement`, `outlier`,
+    /// `unusable_time` (rows whose time is not a finite non-negative number).
     pub kind: String,
     /// Size concerned.
     pub bytes: u64,

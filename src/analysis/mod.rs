@@ -1,10 +1,11 @@
 //! `ncclbench analyze`: read result files (ours and nccl-tests'), fit each curve's
 //! alpha-beta regimes, and report the numbers an engineer reasons with.
 //!
-//! Data flows one way: [`read`] (files -> [`input::InputRow`]s) -> [`fit`] and [`curve`]
-//! (rows -> [`curve::CurveReport`]s) -> [`report`] and [`plot`] (reports -> text, markdown, HTML,
+//! Data flows one way: [`read`] (files -> [`input::InputRow`]s) -> [`build`] with the pure
+//! [`fit`] (rows -> [`curve::CurveReport`]s) -> [`report`] and [`plot`] (reports -> text, markdown, HTML,
 //! JSON, SVG/PNG).
 
+pub mod build;
 pub mod command;
 pub mod curve;
 pub mod fit;

@@ -1,0 +1,158 @@
+//! Findings in a curve that an engineer should look at, each an [`Anomaly`] with its size and
+//! the numbers behind it:
+//!
+//! * `dip`: busbw falls from one size to the next by more than the noise band. The band is the
+//!   larger relative sample spread (`(max - min) / median`) of the two sizes when both were
+//!   measured more than once (cycles, runs), else [`DEFAULT_NOISE`]; never below
+//!   [`MIN_NOISE`].
+//! * `placement_disagreement`: the in-place and out-of-place median times of one size differ by
+//!   more than [`DISAGREEMENT`] of the out-of-place time (reported on both curves).
+//! * `wrong_data`: rows with `#wrong > 0` (or a legacy `error` above 0), with the values.
+//! * `cycle_disagreement`: the samples of one size spread by more than [`DISAGREEMENT`] of
+//!   their median.
+//! * `outlier`: the robust fit rejected the size.
+//! * `unusable_time` (from pooling): rows whose time is not a finite non-negative number.
+
+use crate::analysis::curve::{Anomaly, CurvePoint, CurveReport};
+use crate::analysis::input::InputRow;
+use std::collections::BTreeMap;
+
+/// Noise band for dips when a size has a single sample.
+pub const DEFAULT_NOISE: f64 = 0.05;
+/// Smallest noise band for dips (rounding of printed times).
+pub const MIN_NOISE: f64 = 0.01;
+/// Relative difference above which placements or cycles disagree.
+pub const DISAGREEMENT: f64 = 0.10;
+
+fn anomaly(kind: &str, bytes: u64, detail: String) -> Anomaly {
+    Anomaly {
+        kind: kind.into(),
+        bytes,
+        detail,
+    }
+}
+
+/// Relative spread of a point's samples, `None` with a single sample.
+fn spread(p: &CurvePoint) -> Option<f64> {
+    (p.samples >= 2 && p.time_us > 0.0).then(|| (p.time_max_us - p.time_min_us) / p.time_us)
+}
+
+/// `dip` anomalies between consecutive sizes.
+pub fn dips(points: &[CurvePoint]) -> Vec<Anomaly> {
+    points
+        .windows(2)
+        .filter_map(|w| {
+            let (a, b) = (&w[0], &w[1]);
+            let band = match (spread(a), spread(b)) {
+                (Some(x), Some(y)) => x.max(y),
+                _ => DEFAULT_NOISE,
+            }
+            .max(MIN_NOISE);
+            (a.busbw_gbs > 0.0 && b.busbw_gbs < a.busbw_gbs * (1.0 - band)).then(|| {
+                let drop = (1.0 - b.busbw_gbs / a.busbw_gbs) * 100.0;
+                let detail = format!(
+                    "busbw falls from {:.3} to {:.3} GB/s after {} B (-{drop:.1}%, noise band {:.1}%)",
+                    a.busbw_gbs,
+                    b.busbw_gbs,
+                    a.bytes,
+                    band * 100.0
+                );
+                anomaly("dip", b.bytes, detail)
+            })
+        })
+        .collect()
+}
+
+/// `cycle_disagreement` anomalies: sizes whose samples spread too far.
+pub fn cycle_disagreements(points: &[CurvePoint]) -> Vec<Anomaly> {
+    points
+        .iter()
+        .filter_map(|p| {
+            let s = spread(p).filter(|s| *s > DISAGREEMENT)?;
+            let detail = format!(
+                "{} samples span {:.3}..{:.3} us ({:.1}% of the {:.3} us median)",
+                p.samples,
+                p.time_min_us,
+                p.time_max_us,
+                s * 100.0,
+                p.time_us
+            );
+            Some(anomaly("cycle_disagreement", p.bytes, detail))
+        })
+        .collect()
+}
+
+/// `wrong_data` anomalies: one per size with rows reporting wrong elements.
+pub fn wrong_data(rows: &[&InputRow]) -> Vec<Anomaly> {
+    let mut by_size: BTreeMap<u64, (usize, usize, f64)> = BTreeMap::new();
+    for r in rows {
+        let e = by_size.entry(r.bytes).or_insert((0, 0, 0.0));
+        e.1 += 1;
+        if let Some(w) = r.wrong.filter(|w| *w > 0.0) {
+            e.0 += 1;
+            e.2 = e.2.max(w);
+        }
+    }
+    by_size
+        .into_iter()
+        .filter(|(_, (bad, _, _))| *bad > 0)
+        .map(|(bytes, (bad, all, max))| {
+            let detail = format!("#wrong = {max} (largest) in {bad} of {all} rows");
+            anomaly("wrong_data", bytes, detail)
+        })
+        .collect()
+}
+
+/// `outlier` anomalies for the points the robust fit rejected.
+pub fn outliers(points: &[CurvePoint], rejected: &[usize], noise: f64) -> Vec<Anomaly> {
+    rejected
+        .iter()
+        .filter_map(|&i| points.get(i))
+        .map(|p| {
+            let detail = format!(
+                "the robust fit rejected {:.3} us (fit noise {:.1}%)",
+                p.time_us,
+                noise * 100.0
+            );
+            anomaly("outlier", p.bytes, detail)
+        })
+        .collect()
+}
+
+/// Adds `placement_disagreement` anomalies to both curves of every pair that differs only in
+/// placement. `curves` must be sorted by key (placement is the last key field, so the pair is
+/// adjacent), and
+/// each curve's points sorted by size.
+pub fn placement_disagreements(curves: &mut [CurveReport]) {
+    for i in 1..curves.len() {
+        let (left, right) = curves.split_at_mut(i);
+        let (a, b) = (&mut left[i - 1], &mut right[0]);
+        let same = (&a.collective, &a.dtype, &a.op, a.nranks)
+            == (&b.collective, &b.dtype, &b.op, b.nranks);
+        let (ip, oop) = match (a.placement.as_str(), b.placement.as_str()) {
+            ("in_place", "out_of_place") if same => (a, b),
+            ("out_of_place", "in_place") if same => (b, a),
+            _ => continue,
+        };
+        let found: Vec<Anomaly> = oop
+            .points
+            .iter()
+            .filter_map(|o| {
+                let j = ip.points.binary_search_by_key(&o.bytes, |p| p.bytes).ok()?;
+                let p = &ip.points[j];
+                let rel = (p.time_us - o.time_us) / o.time_us;
+                (o.time_us > 0.0 && rel.abs() > DISAGREEMENT).then(|| {
+                    let detail = format!(
+                        "in-place {:.3} us vs out-of-place {:.3} us ({:+.1}%)",
+                        p.time_us,
+                        o.time_us,
+                        rel * 100.0
+                    );
+                    anomaly("placement_disagreement", o.bytes, detail)
+                })
+            })
+            .collect();
+        ip.anomalies.extend(found.iter().cloned());
+        oop.anomalies.extend(found);
+    }
+}
