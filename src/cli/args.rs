@@ -87,7 +87,7 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Hardware peak bus bandwidth in GB/s, for efficiency figures
-    #[arg(long = "peak-gbs", value_name = "GBS")]
+    #[arg(long = "peak-gbs", value_name = "GBS", allow_negative_numbers = true)]
     pub peak_gbs: Option<f64>,
     /// What to print on stdout
     #[arg(long, value_enum, default_value = "text")]

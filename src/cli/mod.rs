@@ -134,6 +134,13 @@ fn one_line(rendered: &str) -> String {
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("invalid command line");
     let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if msg.ends_with(':') {
+        // "the following required arguments were not provided:" names them on the next line.
+        if let Some(next) = lines.next() {
+            msg.push(' ');
+            msg.push_str(next);
+        }
+    }
     if let Some(values) = lines.find(|l| l.starts_with("[possible values:")) {
         msg.push(' ');
         msg.push_str(values);
