@@ -3,7 +3,9 @@
 //! # Schema `ncclbench-analysis/1`
 //!
 //! A stable, documented interface; new keys may be added, none are renamed or removed within
-//! a schema version. Numbers that are undefined (no fit, no regime) are written as `null`.
+//! a schema version. A curve too short to fit has no regimes and 0 for the fitted numbers;
+//! `sat90_bytes` and `efficiency_pct` are `null` when undefined (a non-finite number, which the
+//! builder never produces, would also be written as `null`).
 //!
 //! ```text
 //! {
