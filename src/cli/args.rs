@@ -66,6 +66,17 @@ pub(crate) enum Sub {
     Analyze(AnalyzeArgs),
 }
 
+/// A parsed subcommand, split by kind. One value per process: the size difference between
+/// the variants costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(crate) enum Request {
+    /// Benchmark this collective with these flags.
+    Bench((Collective, BenchArgs)),
+    /// `analyze`.
+    Analyze(AnalyzeArgs),
+}
+
 /// Output format of `analyze` on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FormatArg {
@@ -95,10 +106,9 @@ pub(crate) struct AnalyzeArgs {
 }
 
 impl Sub {
-    /// The collective a benchmark subcommand runs, with its flags; the tool subcommands
-    /// come back unchanged as `Err`.
-    pub fn into_bench(self) -> Result<(Collective, BenchArgs), Sub> {
-        Ok(match self {
+    /// What the subcommand asks for: a benchmark of a collective, or a tool.
+    pub fn into_request(self) -> Request {
+        Request::Bench(match self {
             Sub::AllReduce(a) => (Collective::AllReduce, a),
             Sub::AllGather(a) => (Collective::AllGather, a),
             Sub::Broadcast(a) => (Collective::Broadcast, a),
@@ -109,7 +119,7 @@ impl Sub {
             Sub::SendRecv(a) => (Collective::SendRecv, a),
             Sub::Hypercube(a) => (Collective::Hypercube, a),
             Sub::Gather(a) => (Collective::Gather, a),
-            tool @ Sub::Analyze(_) => return Err(tool),
+            Sub::Analyze(a) => return Request::Analyze(a),
         })
     }
 }

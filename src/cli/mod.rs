@@ -22,7 +22,7 @@ mod tests_validate;
 use crate::collective::Collective;
 use crate::config::{AnalyzeConfig, ReportFormat, RunConfig};
 use crate::error::Error;
-use args::{AnalyzeArgs, BenchArgs, Cli, FormatArg, Sub};
+use args::{AnalyzeArgs, BenchArgs, Cli, FormatArg, Request};
 use clap::error::ErrorKind;
 use clap::{Args as _, CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
@@ -54,15 +54,16 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let parsed = match argv.first().and_then(perf_collective) {
-        Some(collective) => parse_as_perf(collective, argv).map(|a| Ok((collective, a))),
-        None => Cli::try_parse_from(argv).map(|cli| cli.command.into_bench()),
+        Some(collective) => {
+            parse_as_perf(collective, argv).map(|a| Request::Bench((collective, a)))
+        }
+        None => Cli::try_parse_from(argv).map(|cli| cli.command.into_request()),
     };
     match parsed {
-        Ok(Ok((collective, bench))) => {
+        Ok(Request::Bench((collective, bench))) => {
             validate::run_config(collective, bench, given).map(Command::Run)
         }
-        Ok(Err(Sub::Analyze(a))) => analyze_config(a).map(Command::Analyze),
-        Ok(Err(_)) => Err(Error::usage("unexpected subcommand")),
+        Ok(Request::Analyze(a)) => analyze_config(a).map(Command::Analyze),
         Err(e) => from_clap(e),
     }
 }
