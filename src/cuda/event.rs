@@ -116,8 +116,8 @@ pub struct Graph {
     raw: CUgraph,
 }
 
-// SAFETY: graphs are not used concurrently (methods take `&self` but the driver calls made on
-// a graph, instantiate and destroy, do not mutate it); moving one between threads is allowed.
+// SAFETY: a graph may be moved to and used from another thread; it is not `Sync` because the
+// driver does not synchronise concurrent calls on one graph.
 unsafe impl Send for Graph {}
 
 impl Graph {

@@ -110,16 +110,26 @@ impl DeviceBuffer {
 
     /// Refuses a range `[offset, offset + len)` that does not fit in the buffer.
     fn bounds(&self, call: &'static str, offset: usize, len: usize) -> Result<(), CudaError> {
-        match offset.checked_add(len) {
-            Some(end) if end <= self.len => Ok(()),
-            _ => Err(CudaError::InvalidArgument {
-                call,
-                detail: format!(
-                    "{len} bytes at offset {offset} do not fit in a {}-byte device buffer",
-                    self.len
-                ),
-            }),
-        }
+        check_range(call, offset, len, self.len)
+    }
+}
+
+/// Refuses a range `[offset, offset + len)` that does not fit in `size` bytes (overflow
+/// included), before any driver call can write outside an allocation.
+pub(crate) fn check_range(
+    call: &'static str,
+    offset: usize,
+    len: usize,
+    size: usize,
+) -> Result<(), CudaError> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(()),
+        _ => Err(CudaError::InvalidArgument {
+            call,
+            detail: format!(
+                "{len} bytes at offset {offset} do not fit in a {size}-byte device buffer"
+            ),
+        }),
     }
 }
 

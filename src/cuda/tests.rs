@@ -131,3 +131,33 @@ fn summaries_format_pci_ids_and_versions() {
     assert_eq!(format_version(12040), "12.4");
     assert_eq!(format_version(11080), "11.8");
 }
+
+/// Host<->device copies are bounds-checked before the driver is called, overflow included.
+#[test]
+fn copies_outside_a_buffer_are_refused() {
+    use super::memory::check_range;
+    assert!(check_range("cuMemcpyHtoD_v2", 0, 10, 10).is_ok());
+    assert!(check_range("cuMemcpyHtoD_v2", 10, 0, 10).is_ok());
+    let err = check_range("cuMemcpyDtoH_v2", 4, 8, 10).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cuMemcpyDtoH_v2 not called: 8 bytes at offset 4 do not fit in a 10-byte device buffer"
+    );
+    assert!(check_range("cuMemcpyHtoD_v2", usize::MAX, 2, 10).is_err());
+}
+
+/// Ranks run on threads: the handles they share or move must be `Send`/`Sync`.
+#[test]
+fn handles_can_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Driver>();
+    send_sync::<Device>();
+    send_sync::<Context>();
+    send_sync::<Stream>();
+    send_sync::<DeviceBuffer>();
+    send_sync::<Event>();
+    send::<Graph>();
+    send::<GraphExec>();
+    send_sync::<CudaError>();
+}
