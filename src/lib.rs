@@ -13,6 +13,7 @@ pub mod bootstrap;
 pub mod cli;
 pub mod collective;
 pub mod config;
+pub mod cuda;
 pub mod dtype;
 pub mod error;
 pub mod numeric;

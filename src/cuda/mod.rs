@@ -1,0 +1,86 @@
+//! The CUDA driver API, loaded from libcuda at run time, for the NCCL backend.
+//!
+//! Nothing is linked at build time and no toolkit is needed: [`Driver::open`] finds
+//! `libcuda.so.1` (then `libcuda.so`) with the dynamic loader and resolves the entry points
+//! declared in [`api`]. A machine without a driver gets [`CudaError::NoDriver`], never a panic.
+//!
+//! The wrappers are RAII: a [`Context`] retains a device's primary context, and the
+//! [`Stream`]s, [`DeviceBuffer`]s, [`Event`]s and graphs made in it release what they hold when
+//! dropped, each making its context current first. Every driver call is checked; a failure is a
+//! [`CudaError`] naming the call and the driver's name and text for the code.
+
+pub mod api;
+mod context;
+mod driver;
+mod error;
+mod event;
+mod memory;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use context::{Context, Stream};
+pub use driver::{Device, Driver, SONAMES};
+pub use error::CudaError;
+pub use event::{Event, Graph, GraphExec};
+pub use memory::DeviceBuffer;
+
+/// What `ncclbench env` and `--backend auto` need to know about one device.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeviceSummary {
+    /// The CUDA ordinal.
+    pub ordinal: usize,
+    /// The device name.
+    pub name: String,
+    /// PCI domain.
+    pub pci_domain: i32,
+    /// PCI bus.
+    pub pci_bus: i32,
+    /// PCI device.
+    pub pci_device: i32,
+    /// Total memory in bytes.
+    pub total_memory: usize,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (i32, i32),
+    /// The driver's CUDA version (`cuDriverGetVersion`, e.g. 12040).
+    pub driver_version: i32,
+}
+
+impl DeviceSummary {
+    /// The PCI bus id as nvidia-smi and NCCL print it, e.g. `0000:3b:00.0`.
+    pub fn pci_bus_id(&self) -> String {
+        format!(
+            "{:04x}:{:02x}:{:02x}.0",
+            self.pci_domain, self.pci_bus, self.pci_device
+        )
+    }
+}
+
+/// Opens and initialises the driver and describes every visible device. No context is
+/// created, so this is cheap and leaves the devices untouched.
+pub fn probe() -> Result<Vec<DeviceSummary>, CudaError> {
+    let driver = Driver::open()?;
+    let driver_version = driver.version()?;
+    (0..driver.device_count()?)
+        .map(|ordinal| {
+            let device = driver.device(ordinal)?;
+            let (pci_domain, pci_bus, pci_device) = device.pci()?;
+            Ok(DeviceSummary {
+                ordinal,
+                name: device.name()?,
+                pci_domain,
+                pci_bus,
+                pci_device,
+                total_memory: device.total_memory()?,
+                compute_capability: device.compute_capability()?,
+                driver_version,
+            })
+        })
+        .collect()
+}
+
+/// A driver version as `major.minor` (12040 is `12.4`).
+pub fn format_version(version: i32) -> String {
+    format!("{}.{}", version / 1000, (version % 1000) / 10)
+}
