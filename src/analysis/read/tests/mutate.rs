@@ -87,8 +87,10 @@ fn mutated_samples_never_panic_the_readers() {
         .expect("samples")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
         })
         .collect();
     files.sort();
