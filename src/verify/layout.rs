@@ -49,6 +49,38 @@ impl Layout {
     pub fn man_mask(&self) -> u64 {
         (1u64 << self.man) - 1
     }
+
+    /// The exact `float` of a zero or normal element of a type narrower than `float`.
+    #[inline(always)]
+    pub fn widen(&self, b: u64) -> f32 {
+        let sign = (b >> (self.bits - 1)) & 1;
+        let mag = b & ((1u64 << (self.bits - 1)) - 1);
+        let exp = (mag >> self.man) as i64 - self.bias as i64 + 127;
+        let bits =
+            (sign << 31) | ((exp as u64) << 23) | ((mag & self.man_mask()) << (23 - self.man));
+        f32::from_bits(if mag == 0 {
+            (sign << 31) as u32
+        } else {
+            bits as u32
+        })
+    }
+
+    /// `v` rounded to nearest, ties to even, in a type narrower than `float`; `v` must be
+    /// nonzero and round to a normal, finite value.
+    #[inline(always)]
+    pub fn narrow(&self, v: f32) -> u64 {
+        let b = v.to_bits() as u64;
+        let shift = 23 - self.man;
+        let exp = ((b >> 23) & 0xff) as i64 - 127 + self.bias as i64;
+        let mant = b & 0x7f_ffff;
+        let (keep, rest, half) = (
+            mant >> shift,
+            mant & ((1 << shift) - 1),
+            1u64 << (shift - 1),
+        );
+        let up = (rest > half || (rest == half && keep & 1 == 1)) as u64;
+        ((b >> 31) << (self.bits - 1)) | (((exp as u64) << self.man | keep) + up)
+    }
 }
 
 /// The integer type the sum pattern computes in: `i32` for every type of at most 24 bits of
@@ -216,6 +248,41 @@ mod tests {
                     };
                     let want = k as f64 * 2f64.powi(e);
                     assert_eq!(to_f64(dt, bits), want, "{dt} k={k} e={e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn widening_is_exact_and_narrowing_rounds_to_nearest_even() {
+        use crate::numeric::from_f64;
+        for dt in [
+            DataType::Half,
+            DataType::Bfloat16,
+            DataType::F8e4m3,
+            DataType::F8e5m2,
+        ] {
+            let l = Layout::of(dt).unwrap();
+            let sign = 1u64 << (l.bits - 1);
+            for code in 0..(1u64 << l.bits) {
+                let (v, next) = (to_f64(dt, code), to_f64(dt, code + 1));
+                let subnormal = (code & (sign - 1)) >> l.man == 0 && v != 0.0;
+                if !v.is_finite() || subnormal {
+                    continue;
+                }
+                assert_eq!(l.widen(code) as f64, v, "{dt} {code:#x}");
+                if v == 0.0 || !next.is_finite() || (code + 1) & sign != code & sign {
+                    continue;
+                }
+                // Points between this code and the next (exact in float) round as from_f64 does,
+                // the midpoint to the even code.
+                for frac in [0.25f32, 0.5, 0.75] {
+                    let x = l.widen(code) + (l.widen(code + 1) - l.widen(code)) * frac;
+                    assert_eq!(
+                        l.narrow(x),
+                        from_f64(dt, x as f64),
+                        "{dt} {code:#x} + {frac}"
+                    );
                 }
             }
         }

@@ -2,13 +2,12 @@
 //! operations every caller needs: write a [`Content`] run into bytes, and count the wrong
 //! elements of bytes against a [`Content`] run, fused (expected values are generated on the fly).
 
-use super::float_avg::{AvgExpected, AvgInput, AvgShape};
-use super::float_prod::{
-    MinMaxExpected, MinMaxInput, MinMaxShape, ProdExpected, ProdInput, ProdShape,
-};
+use super::float_avg::{AvgExpected, AvgInput, AvgShape, DOUBLE, FLOAT, NARROW};
+use super::float_minmax::{MinMaxExpected, MinMaxInput, MinMaxShape};
+use super::float_prod::{ProdExpected, ProdInput, ProdShape};
 use super::float_sum::{SumExpected, SumInput, SumShape};
 use super::hash::{decoy_key_of, key_of};
-use super::int::{IntExpected, IntInput, IntShape};
+use super::int::{kind, IntExpected, IntInput, IntShape};
 use super::kernel::{apply, apply_w, Action};
 use super::layout::{EncF32, EncF64, EncNarrow, Encode, Layout};
 use super::plain::{PlainGen, ZeroGen};
@@ -109,21 +108,68 @@ impl Pattern {
     fn reduced(&self, first: u64, action: Action<'_>) -> u64 {
         let (key, w) = (self.key, self.dtype.size());
         match &self.reduce {
-            Reduce::Int(shape) => apply(&IntExpected { shape: *shape, key }, w, first, action),
+            Reduce::Int(shape) => {
+                let shape = *shape;
+                match shape.kind() {
+                    kind::LINEAR => apply(
+                        &IntExpected::<{ kind::LINEAR }> { shape, key },
+                        w,
+                        first,
+                        action,
+                    ),
+                    kind::AVG => apply(
+                        &IntExpected::<{ kind::AVG }> { shape, key },
+                        w,
+                        first,
+                        action,
+                    ),
+                    kind::PROD => apply(
+                        &IntExpected::<{ kind::PROD }> { shape, key },
+                        w,
+                        first,
+                        action,
+                    ),
+                    kind::ORDERED => apply(
+                        &IntExpected::<{ kind::ORDERED }> { shape, key },
+                        w,
+                        first,
+                        action,
+                    ),
+                    _ => apply(
+                        &IntExpected::<{ kind::FOLD }> { shape, key },
+                        w,
+                        first,
+                        action,
+                    ),
+                }
+            }
             Reduce::Sum(shape, l, table) => {
                 let side = ExpectedSide { shape, table, key };
                 sum_dispatch(&side, l, self.dtype, first, action)
             }
             Reduce::Prod(shape) => apply(&ProdExpected { shape: *shape, key }, w, first, action),
             Reduce::MinMax(shape, max) => {
-                let gen = MinMaxExpected {
-                    shape: *shape,
-                    key,
-                    max: *max,
-                };
-                apply(&gen, w, first, action)
+                let (shape, max) = (*shape, *max);
+                if shape.monotone() {
+                    let gen = MinMaxExpected::<false> { shape, key, max };
+                    apply(&gen, w, first, action)
+                } else {
+                    let gen = MinMaxExpected::<true> { shape, key, max };
+                    apply(&gen, w, first, action)
+                }
             }
-            Reduce::Avg(shape) => apply(&AvgExpected { shape: *shape, key }, w, first, action),
+            Reduce::Avg(shape) => {
+                let shape = *shape;
+                match self.dtype {
+                    DataType::Float => {
+                        apply_w::<_, 4>(&AvgExpected::<FLOAT> { shape, key }, first, action)
+                    }
+                    DataType::Double => {
+                        apply_w::<_, 8>(&AvgExpected::<DOUBLE> { shape, key }, first, action)
+                    }
+                    _ => apply(&AvgExpected::<NARROW> { shape, key }, w, first, action),
+                }
+            }
         }
     }
 
@@ -131,12 +177,27 @@ impl Pattern {
         let (key, w) = (self.key, self.dtype.size());
         match &self.reduce {
             Reduce::Int(shape) => {
-                let gen = IntInput {
-                    shape: *shape,
-                    key,
-                    rank,
-                };
-                apply(&gen, w, first, action)
+                let shape = *shape;
+                match shape.kind() {
+                    kind::PROD => apply(
+                        &IntInput::<{ kind::PROD }> { shape, key, rank },
+                        w,
+                        first,
+                        action,
+                    ),
+                    kind::ORDERED => apply(
+                        &IntInput::<{ kind::ORDERED }> { shape, key, rank },
+                        w,
+                        first,
+                        action,
+                    ),
+                    _ => apply(
+                        &IntInput::<{ kind::LINEAR }> { shape, key, rank },
+                        w,
+                        first,
+                        action,
+                    ),
+                }
             }
             Reduce::Sum(shape, l, table) => {
                 let side = InputSide {
@@ -159,7 +220,7 @@ impl Pattern {
                 let gen = MinMaxInput {
                     shape: *shape,
                     key,
-                    rank,
+                    rank: rank as u32,
                 };
                 apply(&gen, w, first, action)
             }
