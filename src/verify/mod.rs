@@ -13,6 +13,7 @@
 //! buffers; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
 //! and `job` run them over large buffers (threads, vectorized loops).
 
+mod dispatch;
 mod float_avg;
 mod float_minmax;
 mod float_prod;
