@@ -50,36 +50,33 @@ impl Layout {
         (1u64 << self.man) - 1
     }
 
-    /// The exact `float` of a zero or normal element of a type narrower than `float`.
+    /// The exact `float` of a zero or normal element of a type narrower than `float`
+    /// (32-bit arithmetic only, so loops keep 32-bit lanes).
     #[inline(always)]
     pub fn widen(&self, b: u64) -> f32 {
-        let sign = (b >> (self.bits - 1)) & 1;
-        let mag = b & ((1u64 << (self.bits - 1)) - 1);
-        let exp = (mag >> self.man) as i64 - self.bias as i64 + 127;
-        let bits =
-            (sign << 31) | ((exp as u64) << 23) | ((mag & self.man_mask()) << (23 - self.man));
-        f32::from_bits(if mag == 0 {
-            (sign << 31) as u32
-        } else {
-            bits as u32
-        })
+        let (b, top) = (b as u32, self.bits - 1);
+        let sign = (b >> top) << 31;
+        let mag = b & ((1u32 << top) - 1);
+        let exp = ((mag >> self.man) as i32 - self.bias + 127) as u32;
+        let bits = sign | (exp << 23) | ((mag & self.man_mask() as u32) << (23 - self.man));
+        f32::from_bits(if mag == 0 { sign } else { bits })
     }
 
     /// `v` rounded to nearest, ties to even, in a type narrower than `float`; `v` must be
     /// nonzero and round to a normal, finite value.
     #[inline(always)]
     pub fn narrow(&self, v: f32) -> u64 {
-        let b = v.to_bits() as u64;
+        let b = v.to_bits();
         let shift = 23 - self.man;
-        let exp = ((b >> 23) & 0xff) as i64 - 127 + self.bias as i64;
+        let exp = (((b >> 23) & 0xff) as i32 - 127 + self.bias) as u32;
         let mant = b & 0x7f_ffff;
         let (keep, rest, half) = (
             mant >> shift,
             mant & ((1 << shift) - 1),
-            1u64 << (shift - 1),
+            1u32 << (shift - 1),
         );
-        let up = (rest > half || (rest == half && keep & 1 == 1)) as u64;
-        ((b >> 31) << (self.bits - 1)) | (((exp as u64) << self.man | keep) + up)
+        let up = (rest > half || (rest == half && keep & 1 == 1)) as u32;
+        (((b >> 31) << (self.bits - 1)) | ((exp << self.man | keep) + up)) as u64
     }
 }
 
@@ -213,15 +210,11 @@ impl Encode for EncNarrow {
     #[inline(always)]
     fn encode(&self, k: i32, e: i32) -> u64 {
         let l = &self.0;
-        let b = EncF32.encode(k, e);
-        let sign = b >> 31;
-        let exp = ((b >> 23) & 0xff) as i64 - 127;
-        let packed = l.pack(sign, exp, (b & 0x7f_ffff) >> (23 - l.man));
-        if (b << 1) as u32 == 0 {
-            sign << (l.bits - 1)
-        } else {
-            packed
-        }
+        let b = EncF32.encode(k, e) as u32;
+        let sign = (b >> 31) << (l.bits - 1);
+        let exp = (((b >> 23) & 0xff) as i32 - 127 + l.bias) as u32;
+        let packed = sign | (exp << l.man) | ((b & 0x7f_ffff) >> (23 - l.man));
+        (if b << 1 == 0 { sign } else { packed }) as u64
     }
 }
 
