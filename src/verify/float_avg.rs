@@ -16,7 +16,6 @@ use crate::numeric::{from_f64, to_f64};
 /// Per-call constants of the average pattern.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct AvgShape {
-    dtype: DataType,
     layout: Layout,
     n: u64,
     /// `1/n` rounded to the element type, as an `f64`.
@@ -42,7 +41,6 @@ impl AvgShape {
         let e_hi = (l.emax - l.p as i32) as i64;
         let e_lo = ((l.emin - l.p as i32 + 2) as i64 + log2n).min(e_hi);
         AvgShape {
-            dtype,
             layout: *l,
             n,
             scale: to_f64(dtype, from_f64(dtype, 1.0 / n as f64)),
@@ -72,33 +70,60 @@ impl AvgShape {
         }
     }
 
-    /// `x * scale` rounded to the element type.
-    fn scaled(&self, x: u64) -> f64 {
-        to_f64(
-            self.dtype,
-            from_f64(self.dtype, to_f64(self.dtype, x) * self.scale),
-        )
+    /// The expected average of one element: `(x0 * q) + (x1 * q)` with every step rounded to
+    /// the element type (`q` = 1/n rounded to it). `float` and `double` use their own hardware
+    /// arithmetic; the narrow types compute in `float`, where products and sums of their values
+    /// are exact, and round each step back with [`Layout::narrow`].
+    #[inline(always)]
+    fn average<const KIND: u8>(&self, d: &AvgDraw) -> u64 {
+        let l = &self.layout;
+        let avg = match KIND {
+            DOUBLE => {
+                let q = self.scale;
+                (f64::from_bits(d.x0) * q + f64::from_bits(d.x1) * q).to_bits()
+            }
+            FLOAT => {
+                let q = self.scale as f32;
+                let (x0, x1) = (f32::from_bits(d.x0 as u32), f32::from_bits(d.x1 as u32));
+                (x0 * q + x1 * q).to_bits() as u64
+            }
+            _ => {
+                let q = self.scale as f32;
+                let y0 = l.widen(l.narrow(l.widen(d.x0) * q));
+                let y1 = l.widen(l.narrow(l.widen(d.x1) * q));
+                l.narrow(y0 + y1)
+            }
+        };
+        if self.n == 1 {
+            d.x0
+        } else {
+            avg
+        }
     }
 }
 
-/// The expected average.
+/// [`AvgExpected`] kind for `float`.
+pub(crate) const FLOAT: u8 = 0;
+/// [`AvgExpected`] kind for `double`.
+pub(crate) const DOUBLE: u8 = 1;
+/// [`AvgExpected`] kind for the types narrower than `float`.
+pub(crate) const NARROW: u8 = 2;
+
+/// The expected average; `KIND` ([`FLOAT`], [`DOUBLE`] or [`NARROW`]) picks the arithmetic at
+/// compile time so the loop stays branch-free.
 #[derive(Clone, Copy)]
-pub(crate) struct AvgExpected {
+pub(crate) struct AvgExpected<const KIND: u8> {
     /// Per-call constants.
     pub shape: AvgShape,
     /// Pattern key.
     pub key: u64,
 }
 
-impl Gen for AvgExpected {
+impl<const KIND: u8> Gen for AvgExpected<KIND> {
     #[inline(always)]
     fn bits(&self, g: Idx) -> u64 {
-        let sh = &self.shape;
-        let d = sh.draw(self.key, g);
-        if sh.n == 1 {
-            return d.x0;
-        }
-        from_f64(sh.dtype, sh.scaled(d.x0) + sh.scaled(d.x1))
+        let d = self.shape.draw(self.key, g);
+        self.shape.average::<KIND>(&d)
     }
 }
 

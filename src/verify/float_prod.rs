@@ -1,16 +1,11 @@
-//! Float `prod`, `min` and `max`: inputs whose result is exact in every order.
+//! Float `prod`: inputs whose product is exact in every order.
 //!
-//! **prod**: one leader rank per element contributes a full random significand `1.f * 2^e0`;
+//! One leader rank per element contributes a full random significand `1.f * 2^e0`;
 //! every other rank contributes `+-2^t` with `t` in {-1, +1} for the first `k` window positions
 //! and `t = 0` after them. Every partial product is the leader (or 1) times `2^t'` with
 //! `|t'| <= k`, and `e0` is drawn so that all of them stay normal and finite, so nothing rounds.
 //! Signs and exponent directions are bits of per-element words indexed by window position, so
 //! the expected sign and exponent come from popcounts: O(1) per element.
-//!
-//! **min/max**: rank `r` holds magnitude code `lo + ((c + d*r) mod 2^z)` (exponent and mantissa
-//! fields read as one integer, which orders positive floats) with an odd `d`, so the values of up
-//! to `2^z` ranks are distinct; signs are random per rank. The expected value is a fold over the
-//! ranks.
 
 use super::hash::{low_mask, mix, pick16, pick32, second, Idx};
 use super::kernel::Gen;
@@ -128,96 +123,5 @@ impl Gen for ProdInput {
             0
         };
         sh.layout.pack(bit(d.signs), t, 0)
-    }
-}
-
-/// Per-call constants of the float min/max pattern.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct MinMaxShape {
-    layout: Layout,
-    n: u64,
-    lo_code: u64,
-    code_mask: u64,
-}
-
-impl MinMaxShape {
-    /// Constants for `nranks` ranks of layout `l`.
-    pub fn new(l: &Layout, nranks: usize) -> MinMaxShape {
-        let (lo, hi) = l.mid_fields;
-        let codes = (hi - lo + 1) << l.man;
-        MinMaxShape {
-            layout: *l,
-            n: nranks.max(1) as u64,
-            lo_code: lo << l.man,
-            code_mask: low_mask((63 - codes.leading_zeros()).min(62)),
-        }
-    }
-
-    /// Rank `r`'s element bits, from the element's words `h`, `h2` and sign word `signs`.
-    #[inline(always)]
-    fn value(&self, h: u64, h2: u64, signs: u64, r: u64) -> u64 {
-        let code = self.lo_code + (h.wrapping_add((h2 | 1).wrapping_mul(r)) & self.code_mask);
-        let neg = (signs >> (r % 64)) & 1;
-        neg << (self.layout.bits - 1) | code
-    }
-
-    /// An integer key that orders element bits as their float values.
-    #[inline(always)]
-    fn order(&self, bits: u64) -> u64 {
-        let top = 1u64 << (self.layout.bits - 1);
-        if bits & top != 0 {
-            top - 1 - (bits & (top - 1))
-        } else {
-            bits | top
-        }
-    }
-}
-
-/// The expected minimum or maximum.
-#[derive(Clone, Copy)]
-pub(crate) struct MinMaxExpected {
-    /// Per-call constants.
-    pub shape: MinMaxShape,
-    /// Pattern key.
-    pub key: u64,
-    /// Maximum when true, minimum when false.
-    pub max: bool,
-}
-
-impl Gen for MinMaxExpected {
-    #[inline(always)]
-    fn bits(&self, g: Idx) -> u64 {
-        let sh = &self.shape;
-        let h = mix(self.key, g);
-        let h2 = second(h);
-        let signs = second(h2);
-        let mut best = sh.value(h, h2, signs, 0);
-        for r in 1..sh.n {
-            let v = sh.value(h, h2, signs, r);
-            if (sh.order(v) > sh.order(best)) == self.max {
-                best = v;
-            }
-        }
-        best
-    }
-}
-
-/// One rank's input to min/max.
-#[derive(Clone, Copy)]
-pub(crate) struct MinMaxInput {
-    /// Per-call constants.
-    pub shape: MinMaxShape,
-    /// Pattern key.
-    pub key: u64,
-    /// Global rank.
-    pub rank: u64,
-}
-
-impl Gen for MinMaxInput {
-    #[inline(always)]
-    fn bits(&self, g: Idx) -> u64 {
-        let h = mix(self.key, g);
-        let h2 = second(h);
-        self.shape.value(h, h2, second(h2), self.rank)
     }
 }

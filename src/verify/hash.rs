@@ -102,7 +102,7 @@ pub(crate) fn low_mask(k: u32) -> u64 {
 /// Largest `k` with `2^k * unit <= budget` (0 when even `unit` does not fit).
 pub(crate) fn log2_fit(budget: u64, unit: u64) -> u32 {
     let mut k = 0;
-    while k < 62 && unit.checked_shl(k + 1).is_some_and(|v| v <= budget) {
+    while k < 62 && (unit as u128) << (k + 1) <= budget as u128 {
         k += 1;
     }
     k
@@ -124,6 +124,8 @@ mod tests {
     fn log2_fit_finds_the_largest_power() {
         assert_eq!(log2_fit(100, 3), 5); // 32 * 3 = 96 <= 100 < 192
         assert_eq!(log2_fit(2, 3), 0);
+        // No wrap-around near the top of u64.
+        assert_eq!(log2_fit(1 << 63, 4), 61);
         assert_eq!(low_mask(0), 0);
         assert_eq!(low_mask(64), u64::MAX);
     }

@@ -49,6 +49,35 @@ impl Layout {
     pub fn man_mask(&self) -> u64 {
         (1u64 << self.man) - 1
     }
+
+    /// The exact `float` of a zero or normal element of a type narrower than `float`
+    /// (32-bit arithmetic only, so loops keep 32-bit lanes).
+    #[inline(always)]
+    pub fn widen(&self, b: u64) -> f32 {
+        let (b, top) = (b as u32, self.bits - 1);
+        let sign = (b >> top) << 31;
+        let mag = b & ((1u32 << top) - 1);
+        let exp = ((mag >> self.man) as i32 - self.bias + 127) as u32;
+        let bits = sign | (exp << 23) | ((mag & self.man_mask() as u32) << (23 - self.man));
+        f32::from_bits(if mag == 0 { sign } else { bits })
+    }
+
+    /// `v` rounded to nearest, ties to even, in a type narrower than `float`; `v` must be
+    /// nonzero and round to a normal, finite value.
+    #[inline(always)]
+    pub fn narrow(&self, v: f32) -> u64 {
+        let b = v.to_bits();
+        let shift = 23 - self.man;
+        let exp = (((b >> 23) & 0xff) as i32 - 127 + self.bias) as u32;
+        let mant = b & 0x7f_ffff;
+        let (keep, rest, half) = (
+            mant >> shift,
+            mant & ((1 << shift) - 1),
+            1u32 << (shift - 1),
+        );
+        let up = (rest > half || (rest == half && keep & 1 == 1)) as u32;
+        (((b >> 31) << (self.bits - 1)) | ((exp << self.man | keep) + up)) as u64
+    }
 }
 
 /// The integer type the sum pattern computes in: `i32` for every type of at most 24 bits of
@@ -181,15 +210,11 @@ impl Encode for EncNarrow {
     #[inline(always)]
     fn encode(&self, k: i32, e: i32) -> u64 {
         let l = &self.0;
-        let b = EncF32.encode(k, e);
-        let sign = b >> 31;
-        let exp = ((b >> 23) & 0xff) as i64 - 127;
-        let packed = l.pack(sign, exp, (b & 0x7f_ffff) >> (23 - l.man));
-        if (b << 1) as u32 == 0 {
-            sign << (l.bits - 1)
-        } else {
-            packed
-        }
+        let b = EncF32.encode(k, e) as u32;
+        let sign = (b >> 31) << (l.bits - 1);
+        let exp = (((b >> 23) & 0xff) as i32 - 127 + l.bias) as u32;
+        let packed = sign | (exp << l.man) | ((b & 0x7f_ffff) >> (23 - l.man));
+        (if b << 1 == 0 { sign } else { packed }) as u64
     }
 }
 
@@ -216,6 +241,41 @@ mod tests {
                     };
                     let want = k as f64 * 2f64.powi(e);
                     assert_eq!(to_f64(dt, bits), want, "{dt} k={k} e={e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn widening_is_exact_and_narrowing_rounds_to_nearest_even() {
+        use crate::numeric::from_f64;
+        for dt in [
+            DataType::Half,
+            DataType::Bfloat16,
+            DataType::F8e4m3,
+            DataType::F8e5m2,
+        ] {
+            let l = Layout::of(dt).unwrap();
+            let sign = 1u64 << (l.bits - 1);
+            for code in 0..(1u64 << l.bits) {
+                let (v, next) = (to_f64(dt, code), to_f64(dt, code + 1));
+                let subnormal = (code & (sign - 1)) >> l.man == 0 && v != 0.0;
+                if !v.is_finite() || subnormal {
+                    continue;
+                }
+                assert_eq!(l.widen(code) as f64, v, "{dt} {code:#x}");
+                if v == 0.0 || !next.is_finite() || (code + 1) & sign != code & sign {
+                    continue;
+                }
+                // Points between this code and the next (exact in float) round as from_f64 does,
+                // the midpoint to the even code.
+                for frac in [0.25f32, 0.5, 0.75] {
+                    let x = l.widen(code) + (l.widen(code + 1) - l.widen(code)) * frac;
+                    assert_eq!(
+                        l.narrow(x),
+                        from_f64(dt, x as f64),
+                        "{dt} {code:#x} + {frac}"
+                    );
                 }
             }
         }

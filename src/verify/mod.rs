@@ -7,13 +7,15 @@
 //! a few integer operations per rank, so any sub-range can be generated on its own, and checking
 //! compares on the fly without an expected buffer. The value rules per type and operator live in
 //! the submodules: `plain` (data movement and decoys), `int`, `float_sum` (sum, mulsum),
-//! `float_prod` (prod, min, max) and `float_avg`. Rank arithmetic is 32-bit.
+//! `float_prod`, `float_minmax` and `float_avg`. Rank arithmetic is 32-bit.
 //!
 //! [`prepare`] and [`check`] apply the collective table ([`crate::collective`]) to a backend's
 //! buffers; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
 //! and `job` run them over large buffers (threads, vectorized loops).
 
+mod dispatch;
 mod float_avg;
+mod float_minmax;
 mod float_prod;
 mod float_sum;
 mod hash;

@@ -2,15 +2,9 @@
 //! operations every caller needs: write a [`Content`] run into bytes, and count the wrong
 //! elements of bytes against a [`Content`] run, fused (expected values are generated on the fly).
 
-use super::float_avg::{AvgExpected, AvgInput, AvgShape};
-use super::float_prod::{
-    MinMaxExpected, MinMaxInput, MinMaxShape, ProdExpected, ProdInput, ProdShape,
-};
-use super::float_sum::{SumExpected, SumInput, SumShape};
+use super::dispatch::Reduce;
 use super::hash::{decoy_key_of, key_of};
-use super::int::{IntExpected, IntInput, IntShape};
-use super::kernel::{apply, apply_w, Action};
-use super::layout::{EncF32, EncF64, EncNarrow, Encode, Layout};
+use super::kernel::{apply, Action};
 use super::plain::{PlainGen, ZeroGen};
 use crate::collective::Content;
 use crate::dtype::DataType;
@@ -29,33 +23,11 @@ pub struct Pattern {
     reduce: Reduce,
 }
 
-/// The reduction pattern's constants, by type family and operator.
-#[derive(Debug, Clone)]
-enum Reduce {
-    Int(IntShape),
-    Sum(SumShape, Layout, Vec<(i64, i64)>),
-    Prod(ProdShape),
-    MinMax(MinMaxShape, bool),
-    Avg(AvgShape),
-}
-
 impl Pattern {
     /// The pattern of `dtype` and `op` over `nranks` ranks (at least 1) under `seed`.
     pub fn new(dtype: DataType, op: RedOp, nranks: usize, seed: u64) -> Pattern {
         let nranks = nranks.max(1);
-        let reduce = match Layout::of(dtype) {
-            None => Reduce::Int(IntShape::new(dtype, op, nranks)),
-            Some(l) => match op {
-                RedOp::Sum | RedOp::MulSum => {
-                    let (shape, table) = SumShape::new(&l, op, nranks);
-                    Reduce::Sum(shape, l, table)
-                }
-                RedOp::Prod => Reduce::Prod(ProdShape::new(&l, nranks)),
-                RedOp::Max => Reduce::MinMax(MinMaxShape::new(&l, nranks), true),
-                RedOp::Min => Reduce::MinMax(MinMaxShape::new(&l, nranks), false),
-                RedOp::Avg => Reduce::Avg(AvgShape::new(dtype, &l, nranks)),
-            },
-        };
+        let reduce = Reduce::new(dtype, op, nranks);
         Pattern {
             dtype,
             op,
@@ -99,177 +71,16 @@ impl Pattern {
                 action,
             ),
             Content::Unchanged => apply(&ZeroGen, w, 0, action),
-            Content::Reduced { first } => self.reduced(first as u64, action),
+            Content::Reduced { first } => {
+                self.reduce
+                    .expected(self.dtype, self.key, first as u64, action)
+            }
             Content::ReduceInput { first } => {
-                self.input((rank % self.nranks) as u64, first as u64, action)
+                let rank = (rank % self.nranks) as u64;
+                self.reduce
+                    .input(self.dtype, self.key, rank, first as u64, action)
             }
         }
-    }
-
-    fn reduced(&self, first: u64, action: Action<'_>) -> u64 {
-        let (key, w) = (self.key, self.dtype.size());
-        match &self.reduce {
-            Reduce::Int(shape) => apply(&IntExpected { shape: *shape, key }, w, first, action),
-            Reduce::Sum(shape, l, table) => {
-                let side = ExpectedSide { shape, table, key };
-                sum_dispatch(&side, l, self.dtype, first, action)
-            }
-            Reduce::Prod(shape) => apply(&ProdExpected { shape: *shape, key }, w, first, action),
-            Reduce::MinMax(shape, max) => {
-                let gen = MinMaxExpected {
-                    shape: *shape,
-                    key,
-                    max: *max,
-                };
-                apply(&gen, w, first, action)
-            }
-            Reduce::Avg(shape) => apply(&AvgExpected { shape: *shape, key }, w, first, action),
-        }
-    }
-
-    fn input(&self, rank: u64, first: u64, action: Action<'_>) -> u64 {
-        let (key, w) = (self.key, self.dtype.size());
-        match &self.reduce {
-            Reduce::Int(shape) => {
-                let gen = IntInput {
-                    shape: *shape,
-                    key,
-                    rank,
-                };
-                apply(&gen, w, first, action)
-            }
-            Reduce::Sum(shape, l, table) => {
-                let side = InputSide {
-                    shape,
-                    table,
-                    key,
-                    rank,
-                };
-                sum_dispatch(&side, l, self.dtype, first, action)
-            }
-            Reduce::Prod(shape) => {
-                let gen = ProdInput {
-                    shape: *shape,
-                    key,
-                    rank,
-                };
-                apply(&gen, w, first, action)
-            }
-            Reduce::MinMax(shape, _) => {
-                let gen = MinMaxInput {
-                    shape: *shape,
-                    key,
-                    rank,
-                };
-                apply(&gen, w, first, action)
-            }
-            Reduce::Avg(shape) => {
-                let gen = AvgInput {
-                    shape: *shape,
-                    key,
-                    rank,
-                };
-                apply(&gen, w, first, action)
-            }
-        }
-    }
-}
-
-/// One side (expected value or a rank's input) of the sum pattern, runnable with any encoder,
-/// table use and width; [`sum_dispatch`] picks the one combination a dtype needs.
-trait SumSide {
-    /// The shape both sides share.
-    fn shape(&self) -> &SumShape;
-
-    /// Runs this side with the given encoder, table use and width.
-    fn run<E: Encode, const TABLE: bool, const W: usize>(
-        &self,
-        enc: E,
-        first: u64,
-        action: Action<'_>,
-    ) -> u64;
-}
-
-struct ExpectedSide<'a> {
-    shape: &'a SumShape,
-    table: &'a [(i64, i64)],
-    key: u64,
-}
-
-impl SumSide for ExpectedSide<'_> {
-    fn shape(&self) -> &SumShape {
-        self.shape
-    }
-
-    fn run<E: Encode, const TABLE: bool, const W: usize>(
-        &self,
-        enc: E,
-        first: u64,
-        action: Action<'_>,
-    ) -> u64 {
-        let (shape, table, key) = (*self.shape, self.table, self.key);
-        let gen = SumExpected::<E, TABLE> {
-            shape,
-            table,
-            key,
-            enc,
-        };
-        apply_w::<_, W>(&gen, first, action)
-    }
-}
-
-struct InputSide<'a> {
-    shape: &'a SumShape,
-    table: &'a [(i64, i64)],
-    key: u64,
-    rank: u64,
-}
-
-impl SumSide for InputSide<'_> {
-    fn shape(&self) -> &SumShape {
-        self.shape
-    }
-
-    fn run<E: Encode, const TABLE: bool, const W: usize>(
-        &self,
-        enc: E,
-        first: u64,
-        action: Action<'_>,
-    ) -> u64 {
-        // Ranks are below nranks, which the shape keeps in 32 bits.
-        let (shape, table, key, rank) = (*self.shape, self.table, self.key, self.rank as u32);
-        let gen = SumInput::<E, TABLE> {
-            shape,
-            table,
-            key,
-            enc,
-            rank,
-        };
-        apply_w::<_, W>(&gen, first, action)
-    }
-}
-
-/// Runs a side of the sum pattern with the encoder and width of `dtype` and the table use of
-/// its shape.
-fn sum_dispatch<S: SumSide>(
-    side: &S,
-    l: &Layout,
-    dtype: DataType,
-    first: u64,
-    action: Action<'_>,
-) -> u64 {
-    let (a, f, t) = (action, first, side.shape().per_leader());
-    match (dtype, t) {
-        (DataType::Float, false) => side.run::<_, false, 4>(EncF32, f, a),
-        (DataType::Float, true) => side.run::<_, true, 4>(EncF32, f, a),
-        (DataType::Double, false) => side.run::<_, false, 8>(EncF64, f, a),
-        (DataType::Double, true) => side.run::<_, true, 8>(EncF64, f, a),
-        _ => match (l.bits, t) {
-            (8, false) => side.run::<_, false, 1>(EncNarrow(*l), f, a),
-            (8, true) => side.run::<_, true, 1>(EncNarrow(*l), f, a),
-            (_, false) => side.run::<_, false, 2>(EncNarrow(*l), f, a),
-            (_, true) => side.run::<_, true, 2>(EncNarrow(*l), f, a),
-        },
     }
 }
 

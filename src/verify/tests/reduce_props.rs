@@ -63,9 +63,17 @@ fn every_dtype_op_and_rank_count_reduces_exactly_in_every_order() {
 }
 
 #[test]
-fn sums_and_averages_stay_exact_for_many_ranks() {
+fn sums_averages_and_extremes_stay_exact_for_many_ranks() {
+    // 33 and 64 ranks overflow the fp8 min/max codes for distinct ordered values: those take
+    // the folding path.
     for dt in DataType::ALL {
-        for op in [RedOp::Sum, RedOp::MulSum, RedOp::Avg] {
+        for op in [
+            RedOp::Sum,
+            RedOp::MulSum,
+            RedOp::Avg,
+            RedOp::Min,
+            RedOp::Max,
+        ] {
             for n in [5, 16, 33, 64] {
                 exact_in_every_order(dt, op, n, 8);
             }
@@ -158,5 +166,33 @@ fn every_element_depends_on_seed_and_index_only_so_sub_ranges_agree() {
             let other = inputs(&Pattern::new(dt, op, 4, 12), 100, 64);
             assert_ne!(whole, other, "{dt} {op}: seed must matter");
         }
+    }
+}
+
+#[test]
+fn one_byte_integer_extremes_over_more_ranks_than_ordered_values_fold_exactly() {
+    // 129 ranks still fit int8's ordered values (128 steps); 150 take the folding path.
+    for dt in [DataType::Int8, DataType::Uint8] {
+        for op in [RedOp::Min, RedOp::Max] {
+            for n in [129, 150] {
+                exact_in_every_order(dt, op, n, 9);
+            }
+        }
+    }
+}
+
+#[test]
+fn signed_integer_extremes_cross_zero_so_an_unsigned_comparison_is_caught() {
+    for dt in [DataType::Int8, DataType::Int32, DataType::Int64] {
+        let p = Pattern::new(dt, RedOp::Max, 8, 10);
+        let ins = inputs(&p, 0, ELEMS);
+        let unsigned = match dt {
+            DataType::Int8 => DataType::Uint8,
+            DataType::Int32 => DataType::Uint32,
+            _ => DataType::Uint64,
+        };
+        let out = reduced(unsigned, RedOp::Max, &ins, Order::Left);
+        let wrong = count_wrong(&p, 0, Content::Reduced { first: 0 }, 0, &bytes(dt, &out));
+        assert!(wrong > ELEMS as u64 / 8, "{dt}: only {wrong} caught");
     }
 }
