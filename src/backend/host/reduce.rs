@@ -66,8 +66,9 @@ trait Int: Lane + Ord {
     fn div_ranks(self, n: usize) -> Self;
 }
 
-macro_rules! int_lane {
-    ($($t:ty => $wide:ty),*) => {$(
+/// `Lane` for a primitive number: little-endian bytes in and out.
+macro_rules! le_lane {
+    ($t:ty) => {
         impl Lane for $t {
             const WIDTH: usize = std::mem::size_of::<$t>();
             #[inline]
@@ -81,6 +82,12 @@ macro_rules! int_lane {
                 b.copy_from_slice(&self.to_le_bytes());
             }
         }
+    };
+}
+
+macro_rules! int_lane {
+    ($($t:ty => $wide:ty),*) => {$(
+        le_lane!($t);
         impl Int for $t {
             #[inline]
             fn wadd(self, o: Self) -> Self { self.wrapping_add(o) }
@@ -157,19 +164,7 @@ fn floats<T: Float>(op: RedOp, inputs: &[&[u8]], out: &mut [u8]) {
 
 macro_rules! native_float {
     ($($t:ty),*) => {$(
-        impl Lane for $t {
-            const WIDTH: usize = std::mem::size_of::<$t>();
-            #[inline]
-            fn get(b: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(b);
-                <$t>::from_le_bytes(a)
-            }
-            #[inline]
-            fn put(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
-            }
-        }
+        le_lane!($t);
         impl Float for $t {
             #[inline]
             fn add(self, o: Self) -> Self { self + o }
