@@ -2,7 +2,7 @@
 //! sinks, run, and map the outcome to an exit status. Errors become one `ncclbench: ...` line.
 
 use crate::backend::host::HostBackend;
-use crate::backend::Backend;
+use crate::backend::{nccl, Backend};
 use crate::bootstrap::{Bootstrap, SingleProcess};
 use crate::cli::{self, Command};
 use crate::config::{BackendChoice, RunConfig};
@@ -69,15 +69,52 @@ fn min_bw_threshold() -> Result<Option<f64>, Error> {
     }
 }
 
-fn open_backend(cfg: &RunConfig) -> Result<Box<dyn Backend>, Error> {
+/// The backend of a run, plus header notes about how it was chosen. `auto` takes NCCL when a
+/// CUDA driver with at least one GPU and a libnccl are present, else the host backend (and
+/// says why in the header).
+fn open_backend(cfg: &RunConfig) -> Result<(Box<dyn Backend>, Vec<String>), Error> {
     match cfg.backend {
-        BackendChoice::Auto | BackendChoice::Host => {
-            Ok(Box::new(HostBackend::new(cfg.local_ranks())?))
-        }
-        BackendChoice::Nccl => Err(Error::Backend(
-            "the NCCL backend is not part of this build yet; use --backend host".into(),
-        )),
+        BackendChoice::Host => Ok((Box::new(HostBackend::new(cfg.local_ranks())?), vec![])),
+        BackendChoice::Nccl => Ok((Box::new(open_nccl(cfg)?), vec![])),
+        BackendChoice::Auto => match auto_unavailable(cfg) {
+            None => Ok((Box::new(open_nccl(cfg)?), vec![])),
+            Some(why) => Ok((
+                Box::new(HostBackend::new(cfg.local_ranks())?),
+                vec![format!("# --backend auto chose host: {why}")],
+            )),
+        },
     }
+}
+
+/// Why `auto` cannot use NCCL here, or `None` when it can.
+fn auto_unavailable(cfg: &RunConfig) -> Option<String> {
+    match crate::cuda::probe() {
+        Err(e) => return Some(e.to_string()),
+        Ok(devices) if devices.is_empty() => return Some("no CUDA device is visible".into()),
+        Ok(_) => {}
+    }
+    let lib = nccl_sys::resolve_request(cfg.nccl_lib.as_deref());
+    nccl_sys::Nccl::open(lib.as_deref())
+        .err()
+        .map(|e| e.to_string())
+}
+
+fn open_nccl(cfg: &RunConfig) -> Result<nccl::NcclBackend, Error> {
+    let env_device = std::env::var(nccl::FIRST_DEVICE_ENV).ok();
+    let opts = nccl::NcclOptions {
+        lib: nccl_sys::resolve_request(cfg.nccl_lib.as_deref()),
+        devices: nccl::DeviceChoice::new(cfg.devices.as_deref(), env_device.as_deref())?,
+        local_process: 0,
+        nranks: cfg.local_ranks(),
+        first_rank: 0,
+        local_ranks: cfg.local_ranks(),
+        group: 0,
+        stream_null: cfg.stream_null,
+        cta_policy: cfg.cta_policy,
+        register: cfg.local_register,
+        collective: cfg.collective,
+    };
+    nccl::open(&opts, nccl::single_process_id)
 }
 
 /// Header notes for NCCL/CUDA-only flags that the host backend cannot honour (nccl-tests
@@ -150,11 +187,13 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
 /// Runs a benchmark; returns the exit status of a completed run.
 pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let min_bw = min_bw_threshold()?;
-    let mut backend = open_backend(cfg)?;
+    let (mut backend, choice_notes) = open_backend(cfg)?;
     let mut boot = SingleProcess;
     let info = backend.info().clone();
     let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
     let mut meta = run_meta(cfg, backend.as_ref());
+    meta.reduced_max_bytes = plan.reduced_max_bytes;
+    meta.backend_lines.splice(0..0, choice_notes);
     meta.backend_lines.extend(
         skipped
             .iter()
@@ -193,6 +232,7 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     }
     let outcome =
         Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
+    backend.close()?;
     Ok(outcome.exit_code())
 }
 

@@ -19,6 +19,15 @@ pub enum BackendChoice {
     Host,
 }
 
+/// What the time column measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timer {
+    /// nccl-tests' method: host steady clock around the launch loop plus completion.
+    Host,
+    /// CUDA events around a loop queued behind a host-released stream wait.
+    Device,
+}
+
 /// `-r`: one root, or every root in turn (`-r -1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RootChoice {
@@ -106,6 +115,12 @@ pub struct RunConfig {
     pub csv: Option<PathBuf>,
     /// `-J` / `--json` (nccl-tests only writes paths ending in `.json`; we write any path).
     pub json: Option<PathBuf>,
+    /// `--nccl-lib`: the libnccl to load (else the environment, then the soname search).
+    pub nccl_lib: Option<PathBuf>,
+    /// `--devices`: the CUDA ordinal of each local rank.
+    pub devices: Option<Vec<usize>>,
+    /// `--timer`.
+    pub timer: Timer,
     /// The command line as given.
     pub argv: Vec<String>,
 }

@@ -20,9 +20,12 @@ pub enum Error {
         /// What was being waited for.
         what: String,
     },
-    /// The backend (NCCL, CUDA, MPI, host threads) failed.
+    /// The backend (NCCL, MPI, host threads) failed.
     #[error("{0}")]
     Backend(String),
+    /// A CUDA driver call failed, or there is no driver (nccl-tests' testCudaError).
+    #[error("{0}")]
+    Cuda(String),
     /// Fewer devices than ranks requested.
     #[error("{0}")]
     NotEnoughDevices(String),
@@ -47,6 +50,8 @@ pub mod exit {
     pub const FAILURE: u8 = 1;
     /// Bad arguments or input.
     pub const USAGE: u8 = 2;
+    /// A CUDA failure (nccl-tests' testCudaError shares the value with usage errors).
+    pub const CUDA: u8 = 2;
     /// NCCL (or other backend) failure.
     pub const BACKEND: u8 = 3;
     /// `-T` timeout.
@@ -64,6 +69,7 @@ impl Error {
             Error::Usage(_) => exit::USAGE,
             Error::Timeout { .. } => exit::TIMEOUT,
             Error::Backend(_) => exit::BACKEND,
+            Error::Cuda(_) => exit::CUDA,
             Error::NotEnoughDevices(_) => exit::DEVICES,
             Error::Io { .. } | Error::Output(_) => exit::FAILURE,
         }

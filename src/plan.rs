@@ -35,6 +35,8 @@ pub struct Plan {
     pub warmup_sizes: Vec<u64>,
     /// Bytes each rank's send and receive allocations need (`-e` plus `-u` padding).
     pub alloc_bytes: usize,
+    /// The `-e` actually used when device memory forced it down (nccl-tests' reserve rule).
+    pub reduced_max_bytes: Option<u64>,
 }
 
 /// Builds the plan for `cfg` on a communicator described by `info`, or explains why it cannot
@@ -89,6 +91,25 @@ pub fn build(
             skipped.join(", ")
         )));
     }
+    let reduced = info
+        .device_memory
+        .and_then(|mem| clamp_max_bytes(cfg.max_bytes, mem, cfg.check > 0));
+    let sized;
+    let cfg = match reduced {
+        Some(max) => {
+            let mut c = cfg.clone();
+            c.max_bytes = max;
+            c.min_bytes = c.min_bytes.min(max);
+            sized = c;
+            &sized
+        }
+        None => cfg,
+    };
+    if cfg.max_bytes == 0 && reduced.is_some() {
+        return Err(Error::usage(
+            "the devices have too little memory for any buffer (nccl-tests' reserve rule leaves none)",
+        ));
+    }
     let pad = cfg
         .unalign
         .checked_mul(8)
@@ -122,8 +143,21 @@ pub fn build(
         sizes: cfg.sizes(),
         warmup_sizes: cfg.warmup_sizes(),
         alloc_bytes: alloc,
+        reduced_max_bytes: reduced,
     };
     Ok((plan, skipped))
+}
+
+/// nccl-tests' clamp of `-e` to device memory: with `mem` the smallest device's total memory,
+/// reserve = min(ceil(mem / 16 GiB) GiB, 4 GiB) and usable = (mem - reserve - 1 GiB) / 3 when
+/// checking (send, receive and nccl-tests' expected buffer) or / 2. Returns the reduced `-e`
+/// when `max_bytes` is larger, else `None`.
+pub fn clamp_max_bytes(max_bytes: u64, mem: u64, checking: bool) -> Option<u64> {
+    const GIB: u64 = 1 << 30;
+    let reserve = mem.div_ceil(16 * GIB).saturating_mul(GIB).min(4 * GIB);
+    let buffers = if checking { 3 } else { 2 };
+    let usable = mem.saturating_sub(reserve).saturating_sub(GIB) / buffers;
+    (max_bytes > usable).then_some(usable)
 }
 
 /// `1.50 GiB`-style rendering for messages.
@@ -139,5 +173,37 @@ pub fn human_bytes(b: u64) -> String {
         format!("{b} B")
     } else {
         format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn an_80gb_h100_clamps_to_nccl_tests_published_value() {
+        // cudaDeviceProp.totalGlobalMem of an H100 80GB HBM3: 4 GiB reserve, / 3 when checking.
+        let mem = 85_017_624_576;
+        assert_eq!(clamp_max_bytes(8 * GIB, mem, true), None);
+        assert_eq!(clamp_max_bytes(64 * GIB, mem, true), Some(26_549_638_485));
+        assert_eq!(
+            clamp_max_bytes(64 * GIB, mem, false),
+            Some((mem - 5 * GIB) / 2)
+        );
+    }
+
+    #[test]
+    fn the_reserve_grows_one_gib_per_16_gib_up_to_4() {
+        // 16 GiB: ceil(1) = 1 GiB reserve; 17 GiB: 2 GiB; 200 GiB: capped at 4 GiB.
+        assert_eq!(clamp_max_bytes(u64::MAX, 16 * GIB, false), Some(7 * GIB));
+        assert_eq!(clamp_max_bytes(u64::MAX, 17 * GIB, false), Some(7 * GIB));
+        assert_eq!(
+            clamp_max_bytes(u64::MAX, 200 * GIB, true),
+            Some(195 * GIB / 3)
+        );
+        // Tiny devices leave nothing rather than underflowing.
+        assert_eq!(clamp_max_bytes(8, GIB, true), Some(0));
     }
 }

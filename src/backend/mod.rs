@@ -10,6 +10,7 @@ use crate::op::RedOp;
 use std::time::{Duration, Instant};
 
 pub mod host;
+pub mod nccl;
 
 /// Which of a rank's two allocations a pointer refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,8 +100,11 @@ pub struct BackendInfo {
     pub nccl_headers: Option<i32>,
     /// NCCL runtime version code, when the backend talks to NCCL.
     pub nccl_library: Option<i32>,
-    /// Bytes of memory a rank may allocate in total, when known.
+    /// Bytes of memory a rank may allocate in total, when known (a hard limit: more is refused).
     pub memory_per_rank: Option<u64>,
+    /// The smallest total memory of the devices in the run, for nccl-tests' clamp of `-e`
+    /// ([`crate::plan::clamp_max_bytes`]); `None` where buffers live in host memory.
+    pub device_memory: Option<u64>,
 }
 
 /// Executes collectives for the local ranks.
@@ -170,6 +174,23 @@ pub trait Backend {
 
     /// Drops every recorded graph.
     fn destroy_graphs(&mut self) -> Result<(), Error>;
+
+    /// Frees the events recorded so far (the runner calls it once it has read their times).
+    fn release_events(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The `-M 1` footer value (`Initialization ... | Total ...`), where the backend has device
+    /// memory to report.
+    fn memory_report(&mut self) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
+    /// Releases everything on the normal path (communicators finalized and destroyed), so a
+    /// failure there is reported rather than lost in a destructor.
+    fn close(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// The pointers of `rank` for one call: out-of-place uses the two allocations at `base`;

@@ -265,6 +265,46 @@ pub(crate) struct BenchArgs {
     #[arg(long = "json", value_name = "FILE")]
     #[arg(allow_hyphen_values = true)]
     pub json: Option<PathBuf>,
+    /// The libnccl to load (default: $NCCLBENCH_NCCL_LIB, then the loader's libnccl.so.2)
+    #[arg(long = "nccl-lib", value_name = "PATH")]
+    #[arg(allow_hyphen_values = true)]
+    pub nccl_lib: Option<PathBuf>,
+    /// CUDA device of each local rank, e.g. 0,1,2,3 or 0,0 (default: by local rank, as
+    /// nccl-tests; NCCL_TESTS_DEVICE shifts the first)
+    #[arg(long = "devices", value_name = "LIST", value_parser = parse_devices)]
+    pub devices: Option<DeviceList>,
+    /// Clock of the time column: host (nccl-tests' wall clock) or device (CUDA events around a
+    /// loop queued behind a host-released flag, launch overhead excluded)
+    #[arg(long = "timer", value_name = "TIMER", default_value = "host")]
+    pub timer: TimerArg,
+}
+
+/// `--timer` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TimerArg {
+    // Plain comments, not docs (see BackendArg).
+    Host,
+    Device,
+}
+
+/// A `--devices` value: CUDA ordinals, one per local rank, repeats allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeviceList(pub Vec<usize>);
+
+fn parse_devices(text: &str) -> Result<DeviceList, String> {
+    let list: Result<Vec<usize>, String> = text
+        .split(',')
+        .map(|item| {
+            let item = item.trim();
+            item.parse::<usize>()
+                .ok()
+                .filter(|&d| d <= i32::MAX as usize)
+                .ok_or_else(|| {
+                    format!("'{item}' is not a CUDA device number (expected e.g. 0,1 or 0,0)")
+                })
+        })
+        .collect();
+    list.map(DeviceList)
 }
 
 /// `--backend` values.

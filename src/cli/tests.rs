@@ -2,7 +2,7 @@
 //! dispatch; and the helpers the other test files share.
 
 use super::*;
-use crate::config::{BackendChoice, RootChoice, TimeReduce};
+use crate::config::{BackendChoice, RootChoice, TimeReduce, Timer};
 use crate::dtype::DataType;
 use crate::op::RedOp;
 use crate::result::Step;
@@ -71,6 +71,9 @@ fn defaults(argv: &[&str]) -> RunConfig {
         backend: BackendChoice::Auto,
         csv: None,
         json: None,
+        nccl_lib: None,
+        devices: None,
+        timer: Timer::Host,
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }
 }

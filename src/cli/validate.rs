@@ -4,9 +4,9 @@
 //! Where nccl-tests warns and carries on (or loops forever), this is an error: one line that
 //! names the flag and the value, returned as [`Error::Usage`] (exit status 2).
 
-use super::args::{BackendArg, BenchArgs};
+use super::args::{BackendArg, BenchArgs, DeviceList, TimerArg};
 use crate::collective::Collective;
-use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce};
+use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce, Timer};
 use crate::error::Error;
 use crate::result::Step;
 use std::time::Duration;
@@ -156,8 +156,26 @@ pub(crate) fn run_config(
         },
         csv: a.csv,
         json,
+        nccl_lib: a.nccl_lib,
+        devices: devices(a.devices, nthreads * ngpus)?,
+        timer: match a.timer {
+            TimerArg::Host => Timer::Host,
+            TimerArg::Device => Timer::Device,
+        },
         argv,
     })
+}
+
+/// `--devices`: one ordinal per local rank (`-t` x `-g`).
+fn devices(list: Option<DeviceList>, local: usize) -> Result<Option<Vec<usize>>, Error> {
+    match list {
+        Some(DeviceList(d)) if d.len() != local => Err(Error::usage(format!(
+            "--devices lists {} device(s) but this process drives {local} rank(s) (-t x -g); \
+             give one device per rank",
+            d.len()
+        ))),
+        other => Ok(other.map(|DeviceList(d)| d)),
+    }
 }
 
 /// `-t` and `-g`; their product (the ranks of this process) must fit NCCL's `int` rank count.

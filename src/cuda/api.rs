@@ -51,6 +51,9 @@ pub const CU_EVENT_DEFAULT: c_uint = 0;
 pub const CU_EVENT_DISABLE_TIMING: c_uint = 2;
 /// `CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`: capture is disturbed only by this thread's calls.
 pub const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: c_int = 1;
+/// `CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP`: pinned host memory every context
+/// can address from the device.
+pub const CU_MEMHOSTALLOC_PORTABLE_DEVICEMAP: c_uint = 0x01 | 0x02;
 /// `CU_STREAM_WAIT_VALUE_GEQ`: wait until `(int32)(*addr - value) >= 0`.
 pub const CU_STREAM_WAIT_VALUE_GEQ: c_uint = 0;
 /// `CU_STREAM_WAIT_VALUE_EQ`: wait until `*addr == value`.
@@ -161,6 +164,10 @@ driver_api! {
     memcpy_htod = "cuMemcpyHtoD_v2": fn(CUdeviceptr, *const c_void, usize);
     memcpy_dtoh = "cuMemcpyDtoH_v2": fn(*mut c_void, CUdeviceptr, usize);
     memset_d8 = "cuMemsetD8_v2": fn(CUdeviceptr, u8, usize);
+    memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CUdeviceptr, CUdeviceptr, usize, CUstream);
+    mem_host_alloc = "cuMemHostAlloc": fn(*mut *mut c_void, usize, c_uint);
+    mem_host_get_device_pointer = "cuMemHostGetDevicePointer_v2": fn(*mut CUdeviceptr, *mut c_void, c_uint);
+    mem_free_host = "cuMemFreeHost": fn(*mut c_void);
     mem_get_info = "cuMemGetInfo_v2": fn(*mut usize, *mut usize);
     event_create = "cuEventCreate": fn(*mut CUevent, c_uint);
     event_record = "cuEventRecord": fn(CUevent, CUstream);

@@ -28,7 +28,7 @@ impl Runner<'_> {
             verify::prepare(self.backend, &case)?;
         }
         self.launch(sweep, shape, placement, 0)?;
-        self.wait(sweep, shape, "untimed launch")?;
+        self.wait(sweep, shape, placement, "untimed launch")?;
         self.boot.barrier()?;
 
         let (n, m) = (u64::from(cfg.iters), u64::from(cfg.agg_iters));
@@ -54,7 +54,7 @@ impl Runner<'_> {
             for a in 0..m {
                 self.launch(sweep, shape, placement, iter * m + a)?;
                 if per_launch_wait {
-                    self.wait(sweep, shape, "blocking launch")?;
+                    self.wait(sweep, shape, placement, "blocking launch")?;
                     if cfg.blocking == 1 {
                         self.boot.barrier()?;
                     }
@@ -64,7 +64,7 @@ impl Runner<'_> {
                 self.backend.group_end()?;
             }
             if z3 {
-                self.wait(sweep, shape, "blocking iteration")?;
+                self.wait(sweep, shape, placement, "blocking iteration")?;
                 if per_iter {
                     ends.push(self.backend.record_event()?);
                 }
@@ -88,12 +88,12 @@ impl Runner<'_> {
         }
         let enqueue = if z3 { z3_total } else { t0.elapsed() };
         if graph || !(cfg.blocking != 0 && m <= 1) {
-            self.wait(sweep, shape, "timed loop")?;
+            self.wait(sweep, shape, placement, "timed loop")?;
         }
         let elapsed = if z3 { z3_total } else { t0.elapsed() };
         if per_iter {
             // The last events may still be queued (blocking modes skip the final wait).
-            self.wait(sweep, shape, "per-iteration events")?;
+            self.wait(sweep, shape, placement, "per-iteration events")?;
         }
         if graph {
             self.backend.destroy_graphs()?;
@@ -107,6 +107,7 @@ impl Runner<'_> {
                 let d = self.backend.event_elapsed(s, e)?;
                 times.push(d.as_secs_f64() * 1e6 / m as f64);
             }
+            self.backend.release_events()?;
             iter_stats(&times, cfg.per_iter_skip)
         } else {
             None
@@ -139,7 +140,7 @@ impl Runner<'_> {
             let case = self.check_case(sweep, shape, placement);
             verify::prepare(self.backend, &case)?;
             self.launch(sweep, shape, placement, 0)?;
-            self.wait(sweep, shape, "verification")?;
+            self.wait(sweep, shape, placement, "verification")?;
             let local = verify::check(self.backend, &case)?;
             wrong = self.boot.sum_u64(local)?;
             if wrong > 0 {

@@ -83,6 +83,11 @@ impl<'a> Runner<'a> {
     /// stays complete and valid. `min_bw` is `NCCL_TESTS_MIN_BW`.
     pub fn run(mut self, min_bw: Option<f64>, memory: Option<String>) -> Result<Outcome, Error> {
         let result = self.run_cycles();
+        let memory = match (memory, self.cfg.memory_report) {
+            (Some(m), _) => Some(m),
+            (None, true) => self.backend.memory_report().ok().flatten(),
+            (None, false) => None,
+        };
         let summary = Summary {
             out_of_bounds: self.out_of_bounds,
             avg_busbw: if self.busbw_n == 0 {
@@ -123,7 +128,7 @@ impl<'a> Runner<'a> {
             for _ in 0..self.cfg.warmup_iters {
                 self.launch(sweep, &shape, Placement::OutOfPlace, 0)?;
             }
-            self.wait(sweep, &shape, "warm-up")?;
+            self.wait(sweep, &shape, Placement::OutOfPlace, "warm-up")?;
         }
         for &size in &self.plan.sizes {
             let shape = self.shape(size, sweep);
@@ -218,14 +223,26 @@ impl<'a> Runner<'a> {
     }
 
     /// Waits for every local queue under the `-T` deadline, naming the case on timeout.
-    fn wait(&mut self, sweep: &Sweep, shape: &Shape, phase: &str) -> Result<(), Error> {
+    /// The backend's own detail (which ranks were stuck) is kept after the case.
+    fn wait(
+        &mut self,
+        sweep: &Sweep,
+        shape: &Shape,
+        placement: Placement,
+        phase: &str,
+    ) -> Result<(), Error> {
         let deadline = self.cfg.timeout.map(|t| Instant::now() + t);
         self.backend.wait(deadline).map_err(|e| match e {
-            Error::Timeout { seconds, .. } => Error::Timeout {
-                seconds,
+            Error::Timeout { seconds, what } => Error::Timeout {
+                seconds: self.cfg.timeout.map_or(seconds, |t| t.as_secs()),
                 what: format!(
-                    "{} {} {} B ({phase})",
-                    self.plan.collective, sweep.dtype, shape.bytes
+                    "{} {} {} {} B {} ({phase}){}{what}",
+                    self.plan.collective,
+                    sweep.dtype,
+                    sweep.op,
+                    shape.bytes,
+                    placement.name(),
+                    if what.is_empty() { "" } else { ": " },
                 ),
             },
             other => other,

@@ -67,6 +67,7 @@ impl HostBackend {
                 nccl_headers: None,
                 nccl_library: None,
                 memory_per_rank: mem_available().map(|m| m / nranks as u64),
+                device_memory: None,
             },
             hostname: short_hostname(),
             queues: Queues::start(nranks)?,

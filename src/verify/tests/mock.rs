@@ -31,6 +31,7 @@ impl Mock {
                 nccl_headers: None,
                 nccl_library: None,
                 memory_per_rank: None,
+                device_memory: None,
             },
             bufs: vec![[Vec::new(), Vec::new()]; nranks],
             order: Order::Left,
