@@ -62,7 +62,7 @@ impl DeviceChoice {
                 _ => format!(
                     "Invalid number of GPUs: {} requested but only {visible} were found. \
                      Please check the number of processes and GPUs per process{}.",
-                    bad + 1,
+                    devices.iter().max().map_or(bad, |m| m + 1),
                     if matches!(self, Self::From(_)) {
                         format!(
                             " ({FIRST_DEVICE_ENV} starts this process at device {})",
