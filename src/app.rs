@@ -37,9 +37,26 @@ pub fn main() -> ExitCode {
             Ok(code) => code,
             Err(e) => report(&e),
         },
+        Ok(Command::Env { json, nccl_lib }) => match env_command(json, nccl_lib.as_deref()) {
+            Ok(()) => exit::OK,
+            Err(e) => report(&e),
+        },
         Err(e) => report(&e),
     };
     ExitCode::from(code)
+}
+
+/// `ncclbench env [--json]`.
+fn env_command(json: bool, nccl_lib: Option<&std::path::Path>) -> Result<(), Error> {
+    let r = crate::environment::collect(nccl_lib);
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &r).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        crate::environment::write_text(&r, &mut out)?;
+    }
+    Ok(out.flush()?)
 }
 
 fn report(e: &Error) -> u8 {
@@ -89,6 +106,9 @@ fn open_backend(cfg: &RunConfig) -> Result<(Box<dyn Backend>, Vec<String>), Erro
 /// Why `auto` cannot use NCCL here, or `None` when it can.
 fn auto_unavailable(cfg: &RunConfig) -> Option<String> {
     match crate::cuda::probe() {
+        Err(crate::cuda::CudaError::NoDriver { .. }) => {
+            return Some("no CUDA driver (libcuda.so.1 cannot be loaded)".into())
+        }
         Err(e) => return Some(e.to_string()),
         Ok(devices) if devices.is_empty() => return Some("no CUDA device is visible".into()),
         Ok(_) => {}
@@ -143,14 +163,20 @@ fn host_ignored_flags(cfg: &RunConfig) -> Vec<String> {
     notes
 }
 
-/// The header facts of a run.
-pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
-    let info = backend.info();
+/// The environment variables recorded with a run (the [`ENV_PREFIXES`] families), sorted.
+pub fn recorded_env() -> Vec<String> {
     let mut env: Vec<String> = std::env::vars()
         .filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     env.sort();
+    env
+}
+
+/// The header facts of a run.
+pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
+    let info = backend.info();
+    let env = recorded_env();
     RunMeta {
         version: env!("CARGO_PKG_VERSION").to_string(),
         program: cfg.program(),

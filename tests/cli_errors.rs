@@ -110,3 +110,26 @@ fn help_prints_usage_and_exits_zero() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("--minbytes"), "{text}");
 }
+
+#[test]
+fn a_devices_list_must_name_one_device_per_local_rank() {
+    usage_error("all_reduce -g 2 --devices 0", "--devices lists 1 device");
+    usage_error("all_reduce --devices 0,x", "'x' is not a CUDA device");
+    usage_error("all_reduce --devices=-1", "not a CUDA device");
+}
+
+#[test]
+fn nccl_tests_device_must_be_a_number() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+        .args(["all_reduce", "--backend", "nccl", "-b", "8", "-e", "8"])
+        .env("NCCL_TESTS_DEVICE", "first")
+        .env("NCCLBENCH_NCCL_LIB", "/nonexistent/libnccl.so.2")
+        .output()
+        .expect("run ncclbench");
+    let err = String::from_utf8_lossy(&out.stderr);
+    // The library is looked at first on this path, then the device choice; either way one
+    // line and a non-zero status, never a panic.
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("panicked"));
+}

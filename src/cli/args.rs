@@ -64,6 +64,20 @@ pub(crate) enum Sub {
     /// latency floor, plateau, knee and regimes
     #[command(name = "analyze")]
     Analyze(AnalyzeArgs),
+    /// What a run would use: NCCL library and version, CUDA driver, GPUs, launcher
+    #[command(name = "env")]
+    Env(EnvArgs),
+}
+
+/// `ncclbench env` flags.
+#[derive(Debug, Args)]
+pub(crate) struct EnvArgs {
+    /// Print JSON (schema ncclbench-env/1) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// The libnccl to inspect (default: $NCCLBENCH_NCCL_LIB, then the loader's libnccl.so.2)
+    #[arg(long = "nccl-lib", value_name = "PATH")]
+    pub nccl_lib: Option<PathBuf>,
 }
 
 /// A parsed subcommand, split by kind. One value per process: the size difference between
@@ -75,6 +89,8 @@ pub(crate) enum Request {
     Bench((Collective, BenchArgs)),
     /// `analyze`.
     Analyze(AnalyzeArgs),
+    /// `env`.
+    Env(EnvArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -120,6 +136,7 @@ impl Sub {
             Sub::Hypercube(a) => (Collective::Hypercube, a),
             Sub::Gather(a) => (Collective::Gather, a),
             Sub::Analyze(a) => return Request::Analyze(a),
+            Sub::Env(a) => return Request::Env(a),
         })
     }
 }

@@ -41,6 +41,13 @@ pub enum Command {
     Version(String),
     /// Analyse result files.
     Analyze(AnalyzeConfig),
+    /// Report the environment a run would use.
+    Env {
+        /// `--json`.
+        json: bool,
+        /// `--nccl-lib`.
+        nccl_lib: Option<std::path::PathBuf>,
+    },
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -64,6 +71,10 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             validate::run_config(collective, bench, given).map(Command::Run)
         }
         Ok(Request::Analyze(a)) => analyze_config(a).map(Command::Analyze),
+        Ok(Request::Env(a)) => Ok(Command::Env {
+            json: a.json,
+            nccl_lib: a.nccl_lib,
+        }),
         Err(e) => from_clap(e),
     }
 }

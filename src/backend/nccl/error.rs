@@ -6,7 +6,7 @@ use crate::error::Error;
 use nccl_sys::NcclError;
 
 /// The short host name, as nccl-tests prefixes its failure lines.
-pub(crate) fn hostname() -> String {
+pub fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most `len` bytes into the buffer.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };

@@ -1,0 +1,183 @@
+//! `ncclbench env`: what a run would use — this build, the libnccl it would load and its
+//! version, the CUDA driver and GPUs, the launcher that started it — as text or JSON
+//! (`ncclbench-env/1`). Nothing here fails: each part reports its own error instead.
+
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+use crate::cuda::{self, DeviceSummary};
+use crate::launcher::{self, Launcher};
+
+/// The JSON schema name of [`EnvReport`].
+pub const SCHEMA: &str = "ncclbench-env/1";
+
+/// Everything `ncclbench env` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvReport {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// This binary's version.
+    pub ncclbench_version: &'static str,
+    /// Whether this build can join an MPI job (cargo feature `mpi`).
+    pub mpi_support: bool,
+    /// Short host name.
+    pub hostname: String,
+    /// The NCCL side.
+    pub nccl: NcclReport,
+    /// The CUDA side.
+    pub cuda: CudaReport,
+    /// The launcher that started this process, if any.
+    pub launcher: Option<Launcher>,
+    /// `NCCL_*`, `CUDA_*`, `UCX_*`, `OMPI_*`, `SLURM_*`, `PMIX_*` variables (never the whole
+    /// environment), sorted.
+    pub variables: Vec<String>,
+}
+
+/// The libnccl a run would load.
+#[derive(Debug, Clone, Serialize)]
+pub struct NcclReport {
+    /// Version of the `nccl.h` the bindings came from.
+    pub headers: String,
+    /// Where the library request came from (`--nccl-lib`, the environment), if not the search.
+    pub requested: Option<String>,
+    /// The file actually loaded.
+    pub path: Option<String>,
+    /// Its `ncclGetVersion`, as `2.x.y`.
+    pub version: Option<String>,
+    /// Its version code.
+    pub version_code: Option<i32>,
+    /// Optional entry points this library lacks (features that fall back or are disabled).
+    pub missing_optional: Vec<&'static str>,
+    /// Why it could not be loaded.
+    pub error: Option<String>,
+}
+
+/// The CUDA driver and devices.
+#[derive(Debug, Clone, Serialize)]
+pub struct CudaReport {
+    /// `cuDriverGetVersion` as `12.4`.
+    pub driver_version: Option<String>,
+    /// Every visible device.
+    pub devices: Vec<DeviceSummary>,
+    /// Why the driver or the devices could not be read.
+    pub error: Option<String>,
+}
+
+/// Gathers the report; `nccl_lib` is `--nccl-lib`.
+pub fn collect(nccl_lib: Option<&Path>) -> EnvReport {
+    let requested = nccl_sys::resolve_request(nccl_lib);
+    let mut nccl = NcclReport {
+        headers: nccl_sys::HEADERS_VERSION.to_string(),
+        requested: requested.as_ref().map(|p| p.display().to_string()),
+        path: None,
+        version: None,
+        version_code: None,
+        missing_optional: Vec::new(),
+        error: None,
+    };
+    match nccl_sys::Nccl::open(requested.as_deref()) {
+        Ok(lib) => {
+            nccl.path = Some(lib.path().display().to_string());
+            nccl.version = Some(lib.version_string());
+            nccl.version_code = Some(lib.version());
+            nccl.missing_optional = lib.optional().missing();
+        }
+        Err(e) => nccl.error = Some(e.to_string()),
+    }
+    let mut cuda = CudaReport {
+        driver_version: None,
+        devices: Vec::new(),
+        error: None,
+    };
+    match cuda::Driver::load().and_then(|d| d.version()) {
+        Ok(v) => {
+            cuda.driver_version = Some(cuda::format_version(v));
+            match cuda::probe() {
+                Ok(devices) => cuda.devices = devices,
+                Err(e) => cuda.error = Some(e.to_string()),
+            }
+        }
+        Err(e) => cuda.error = Some(e.to_string()),
+    }
+    EnvReport {
+        schema: SCHEMA,
+        ncclbench_version: env!("CARGO_PKG_VERSION"),
+        // No MPI bootstrap exists in this build yet; the `mpi` cargo feature will set this.
+        mpi_support: false,
+        hostname: crate::backend::nccl::hostname(),
+        nccl,
+        cuda,
+        launcher: launcher::detect(),
+        variables: crate::app::recorded_env(),
+    }
+}
+
+/// Writes the report as text.
+pub fn write_text(r: &EnvReport, out: &mut dyn Write) -> std::io::Result<()> {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    writeln!(
+        out,
+        "ncclbench {} (MPI support: {})",
+        r.ncclbench_version,
+        yes_no(r.mpi_support)
+    )?;
+    writeln!(out, "host: {}", r.hostname)?;
+    writeln!(out, "NCCL headers: {}", r.nccl.headers)?;
+    if let Some(req) = &r.nccl.requested {
+        writeln!(out, "NCCL requested: {req}")?;
+    }
+    match (&r.nccl.path, &r.nccl.version, &r.nccl.error) {
+        (Some(p), Some(v), _) => writeln!(out, "NCCL library: {p} (version {v})")?,
+        (_, _, Some(e)) => writeln!(out, "NCCL library: not loaded: {e}")?,
+        _ => writeln!(out, "NCCL library: not loaded")?,
+    }
+    if r.nccl.path.is_some() && !r.nccl.missing_optional.is_empty() {
+        writeln!(
+            out,
+            "NCCL entry points missing (features fall back or are off): {}",
+            r.nccl.missing_optional.join(", ")
+        )?;
+    }
+    match &r.cuda.driver_version {
+        Some(v) => writeln!(out, "CUDA driver: {v}")?,
+        None => writeln!(out, "CUDA driver: not available")?,
+    }
+    if let Some(e) = &r.cuda.error {
+        writeln!(out, "CUDA error: {e}")?;
+    }
+    writeln!(out, "GPUs: {}", r.cuda.devices.len())?;
+    for d in &r.cuda.devices {
+        writeln!(
+            out,
+            "  {:>2}  {}  {}  {:.1} GiB  cc {}.{}",
+            d.ordinal,
+            d.name,
+            d.pci_bus_id(),
+            d.total_memory as f64 / (1u64 << 30) as f64,
+            d.compute_capability.0,
+            d.compute_capability.1
+        )?;
+    }
+    match &r.launcher {
+        None => writeln!(out, "launcher: none detected (single process)")?,
+        Some(l) => writeln!(
+            out,
+            "launcher: {} (world size {}, rank {}, local rank {}; from {})",
+            l.kind,
+            opt(l.world_size),
+            opt(l.rank),
+            opt(l.local_rank),
+            l.evidence.join(" ")
+        )?,
+    }
+    writeln!(out, "variables: {}", r.variables.len())?;
+    for v in &r.variables {
+        writeln!(out, "  {v}")?;
+    }
+    Ok(())
+}
+
+fn opt(v: Option<usize>) -> String {
+    v.map_or_else(|| "?".into(), |v| v.to_string())
+}
