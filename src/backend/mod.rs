@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 pub mod host;
 pub mod nccl;
 
+/// How long a [`Backend::hold`] gate stays closed at most.
+pub const HOLD_LIMIT: Duration = Duration::from_secs(5);
+
 /// Which of a rank's two allocations a pointer refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Buf {
@@ -174,6 +177,24 @@ pub trait Backend {
 
     /// Drops every recorded graph.
     fn destroy_graphs(&mut self) -> Result<(), Error>;
+
+    /// Queues a gate on every local queue: work enqueued after it waits until
+    /// [`Backend::release`] (or a safety limit of [`HOLD_LIMIT`], so nothing can hang). With
+    /// events recorded right after it, this times a loop without the host's launch cost
+    /// (`--timer device`).
+    fn hold(&mut self) -> Result<(), Error> {
+        Err(Error::usage(format!(
+            "--timer device is not supported by the {} backend",
+            self.info().name
+        )))
+    }
+
+    /// Opens the gate of [`Backend::hold`]; `Ok(false)` when the safety limit had already
+    /// opened it (enqueueing took longer than the limit, so the device time includes part of
+    /// it).
+    fn release(&mut self) -> Result<bool, Error> {
+        Ok(true)
+    }
 
     /// Frees the events recorded so far (the runner calls it once it has read their times).
     fn release_events(&mut self) -> Result<(), Error> {

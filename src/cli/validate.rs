@@ -85,6 +85,12 @@ pub(crate) fn run_config(
             "-I 1 (per-iteration timing) cannot be combined with -G (CUDA graph)",
         ));
     }
+    if a.timer == TimerArg::Device && blocking != 0 {
+        return Err(Error::usage(
+            "--timer device cannot be combined with -z (blocking waits inside the timed loop \
+             would wait on work held behind the timer's gate)",
+        ));
+    }
     let json = match (a.output_file, a.json) {
         (Some(_), Some(_)) => {
             return Err(Error::usage(

@@ -4,7 +4,9 @@
 //! reduction of `-a`, and `-c` verification runs.
 
 use super::Runner;
+use crate::backend::EventId;
 use crate::collective::Shape;
+use crate::config::Timer;
 use crate::error::Error;
 use crate::plan::Sweep;
 use crate::result::{Measurement, Placement};
@@ -42,6 +44,12 @@ impl Runner<'_> {
         let mut starts = Vec::new();
         let mut ends = Vec::new();
         let mut z3_total = Duration::ZERO;
+        // --timer device: the loop queues behind a gate and is timed by events around it.
+        let device_timer = cfg.timer == Timer::Device;
+        let mut window = None;
+        if device_timer && !graph {
+            window = Some(self.hold_and_mark()?);
+        }
         let mut t0 = Instant::now();
         for iter in 0..n {
             let it_start = Instant::now();
@@ -80,6 +88,9 @@ impl Runner<'_> {
         if graph {
             let g = self.backend.end_capture()?;
             self.boot.barrier()?;
+            if device_timer {
+                window = Some(self.hold_and_mark()?);
+            }
             t0 = Instant::now();
             for _ in 0..cfg.graph {
                 self.backend.launch_graph(g)?;
@@ -87,10 +98,29 @@ impl Runner<'_> {
             launches *= u64::from(cfg.graph);
         }
         let enqueue = if z3 { z3_total } else { t0.elapsed() };
+        let mut device_window = None;
+        if let Some(start) = window {
+            let end = self.backend.record_event()?;
+            if !self.backend.release()? && !self.hold_expired_noted {
+                self.hold_expired_noted = true;
+                self.sinks.notice(&format!(
+                    "# --timer device: enqueueing the timed loop took longer than {} s, so the \
+                     gate opened early and the device time includes part of the launch cost",
+                    crate::backend::HOLD_LIMIT.as_secs()
+                ))?;
+            }
+            device_window = Some((start, end));
+        }
         if graph || !(cfg.blocking != 0 && m <= 1) {
             self.wait(sweep, shape, placement, "timed loop")?;
         }
-        let elapsed = if z3 { z3_total } else { t0.elapsed() };
+        let mut elapsed = if z3 { z3_total } else { t0.elapsed() };
+        if let Some((start, end)) = device_window {
+            elapsed = self.backend.event_elapsed(start, end)?;
+            if !per_iter {
+                self.backend.release_events()?;
+            }
+        }
         if per_iter {
             // The last events may still be queued (blocking modes skip the final wait).
             self.wait(sweep, shape, placement, "per-iteration events")?;
@@ -130,6 +160,12 @@ impl Runner<'_> {
             wrong,
             iter,
         })
+    }
+
+    /// `--timer device`: closes the gate on every queue and records the window's start event.
+    fn hold_and_mark(&mut self) -> Result<EventId, Error> {
+        self.backend.hold()?;
+        self.backend.record_event()
     }
 
     /// `-c` verification runs: fill, one launch at the unrotated offset, wait, count wrong

@@ -53,6 +53,8 @@ pub struct Runner<'a> {
     busbw_n: u64,
     out_of_bounds: u64,
     rows: Vec<Row>,
+    /// Whether the "gate opened early" notice was given.
+    hold_expired_noted: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -75,6 +77,7 @@ impl<'a> Runner<'a> {
             busbw_n: 0,
             out_of_bounds: 0,
             rows: Vec::new(),
+            hold_expired_noted: false,
         }
     }
 

@@ -25,6 +25,8 @@ pub enum Fault {
     /// Never complete: every wait with a deadline runs into it (a wait without one would hang,
     /// so it is passed through).
     Hang,
+    /// Correct results, but every launch costs the host this long (a slow enqueue).
+    SlowLaunch(Duration),
 }
 
 /// Delegates to `inner`, corrupting per `fault`.
@@ -82,7 +84,7 @@ impl<B: Backend> Faulty<B> {
                         })?;
                 }
             }
-            Fault::DropRank { .. } | Fault::Stale | Fault::Hang => {}
+            Fault::DropRank { .. } | Fault::Stale | Fault::Hang | Fault::SlowLaunch(_) => {}
         }
         Ok(())
     }
@@ -169,6 +171,9 @@ impl<B: Backend> Backend for Faulty<B> {
                 },
             )?;
         }
+        if let Fault::SlowLaunch(d) = self.fault {
+            std::thread::sleep(d);
+        }
         self.last = Some(call.clone());
         if self.fault == Fault::Stale {
             return Ok(());
@@ -210,5 +215,14 @@ impl<B: Backend> Backend for Faulty<B> {
     }
     fn destroy_graphs(&mut self) -> Result<(), Error> {
         self.inner.destroy_graphs()
+    }
+    fn hold(&mut self) -> Result<(), Error> {
+        self.inner.hold()
+    }
+    fn release(&mut self) -> Result<bool, Error> {
+        self.inner.release()
+    }
+    fn release_events(&mut self) -> Result<(), Error> {
+        self.inner.release_events()
     }
 }

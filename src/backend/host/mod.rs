@@ -10,6 +10,7 @@
 mod arena;
 mod barrier;
 mod exec;
+mod gate;
 mod plan;
 mod queue;
 mod reduce;
@@ -48,6 +49,17 @@ pub struct HostBackend {
     capture: Option<Vec<Item>>,
     /// Recorded graphs by id; `None` once destroyed (ids are never reused).
     graphs: Vec<Option<Vec<Item>>>,
+    /// The gate of the last `hold`, until released.
+    gate: Option<Arc<gate::Gate>>,
+}
+
+impl Drop for HostBackend {
+    /// A held gate is opened first, so the workers can be joined.
+    fn drop(&mut self) {
+        if let Some(g) = self.gate.take() {
+            let _ = g.open();
+        }
+    }
 }
 
 impl HostBackend {
@@ -75,6 +87,7 @@ impl HostBackend {
             groups: 0,
             capture: None,
             graphs: Vec::new(),
+            gate: None,
         })
     }
 
@@ -116,8 +129,8 @@ impl HostBackend {
 
     /// Blocks every queue until the returned guard opens (tests keep work queued with it).
     #[cfg(test)]
-    fn hold(&mut self) -> tests::Held {
-        let gate = Arc::new(tests::Gate::default());
+    fn hold_queues(&mut self) -> tests::Held {
+        let gate = Arc::new(gate::Gate::new(Duration::from_secs(600)));
         self.queues.push_all(|| Task::Hold(gate.clone()));
         tests::Held(gate)
     }
@@ -219,6 +232,24 @@ impl Backend for HostBackend {
 
     fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
         self.queues.wait(deadline)
+    }
+
+    fn hold(&mut self) -> Result<(), Error> {
+        if self.capture.is_some() {
+            return Err(Error::Backend(
+                "host backend: hold while capturing a graph".into(),
+            ));
+        }
+        let gate = Arc::new(gate::Gate::new(crate::backend::HOLD_LIMIT));
+        self.queues.push_all(|| Task::Hold(gate.clone()));
+        if let Some(old) = self.gate.replace(gate) {
+            let _ = old.open();
+        }
+        Ok(())
+    }
+
+    fn release(&mut self) -> Result<bool, Error> {
+        Ok(self.gate.take().is_none_or(|g| g.open()))
     }
 
     fn record_event(&mut self) -> Result<EventId, Error> {

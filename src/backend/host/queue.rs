@@ -21,9 +21,8 @@ pub(super) enum Task {
     Run(Arc<Call>, Arc<Arena>),
     /// Store the time this rank reaches the marker in event `.0`.
     Mark(usize),
-    /// Block this worker until the gate opens (tests use it to keep work queued).
-    #[cfg(test)]
-    Hold(Arc<super::tests::Gate>),
+    /// Block this worker until the gate opens (`--timer device`; tests keep work queued).
+    Hold(Arc<super::gate::Gate>),
 }
 
 /// State shared by the backend and its workers.
@@ -205,7 +204,6 @@ fn work(rank: usize, shared: &Shared, task: Task, scratch: &mut Scratch) {
                 *slot = Some(Instant::now());
             }
         }
-        #[cfg(test)]
         Task::Hold(gate) => gate.pass(),
     }
 }

@@ -8,6 +8,7 @@
 mod caps;
 mod devices;
 mod error;
+mod gate;
 mod launch;
 mod memory;
 mod setup;
@@ -57,6 +58,8 @@ pub struct NcclBackend {
     graphs: Vec<Vec<GraphExec>>,
     /// Host bytes for fills and inspections.
     staging: Vec<u8>,
+    /// `--timer device` gate words.
+    gates: gate::Gates,
     /// Set once the communicators were aborted (after a timeout or an async error).
     aborted: bool,
     closed: bool,
@@ -83,6 +86,7 @@ impl NcclBackend {
             events: Vec::new(),
             graphs: Vec::new(),
             staging: Vec::new(),
+            gates: gate::Gates::default(),
             aborted: false,
             closed: false,
         }
@@ -197,6 +201,7 @@ impl NcclBackend {
             return;
         }
         self.aborted = true;
+        self.gates.release();
         for r in &self.ranks {
             if !r.comm.is_null() {
                 let _ = r.context.set_current();
@@ -223,6 +228,7 @@ impl NcclBackend {
             return Ok(());
         }
         self.closed = true;
+        self.gates.free();
         self.events.clear();
         self.graphs.clear();
         if self.aborted {
@@ -364,6 +370,15 @@ impl Backend for NcclBackend {
 
     fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
         self.wait_all(deadline)
+    }
+
+    fn hold(&mut self) -> Result<(), Error> {
+        let streams: Vec<_> = self.ranks.iter().map(|r| (&r.context, &r.stream)).collect();
+        self.gates.hold(&streams)
+    }
+
+    fn release(&mut self) -> Result<bool, Error> {
+        Ok(self.gates.release())
     }
 
     fn record_event(&mut self) -> Result<EventId, Error> {

@@ -8,30 +8,8 @@ mod races;
 mod semantics;
 mod timing;
 
-use std::sync::{Arc, Condvar, Mutex};
-
-/// A latch the tests put on every rank queue to keep later work queued until they open it.
-#[derive(Default)]
-pub(super) struct Gate {
-    open: Mutex<bool>,
-    opened: Condvar,
-}
-
-impl Gate {
-    /// Blocks the calling worker until the gate is open.
-    pub(super) fn pass(&self) {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        while !*open {
-            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    /// Lets every worker through.
-    pub(super) fn open(&self) {
-        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.opened.notify_all();
-    }
-}
+use super::gate::Gate;
+use std::sync::Arc;
 
 /// Holds the rank queues at a [`Gate`]; opens it when dropped, so a failing test cannot leave
 /// workers blocked (and the backend's drop waiting for them).
@@ -46,6 +24,6 @@ impl Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        self.0.open();
+        let _ = self.0.open();
     }
 }

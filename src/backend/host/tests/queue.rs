@@ -99,7 +99,7 @@ fn graph_replay_runs_the_captured_calls_each_time_and_capture_runs_nothing() {
 #[test]
 fn a_wait_past_its_deadline_times_out_and_a_later_wait_succeeds() {
     let mut be = ring_backend(3);
-    let gate = be.hold();
+    let gate = be.hold_queues();
     be.launch(&ring(3)).unwrap();
     let err = be.wait(Some(Instant::now())).unwrap_err();
     assert!(matches!(err, Error::Timeout { seconds: 0, .. }), "{err:?}");
@@ -111,7 +111,7 @@ fn a_wait_past_its_deadline_times_out_and_a_later_wait_succeeds() {
 #[test]
 fn events_are_ordered_and_unfinished_events_cannot_be_timed() {
     let mut be = ring_backend(4);
-    let gate = be.hold();
+    let gate = be.hold_queues();
     let e0 = be.record_event().unwrap();
     be.launch(&ring(4)).unwrap();
     let e1 = be.record_event().unwrap();
