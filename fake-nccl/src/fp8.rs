@@ -36,7 +36,7 @@ pub fn decode(f: Format, b: u8) -> f32 {
     let mag = b & 0x7F;
     let exp = (mag >> f.mbits) as i32;
     let man = (mag & ((1 << f.mbits) - 1)) as i32;
-    let exp_max = (0x7F >> f.mbits) as i32;
+    let exp_max: i32 = 0x7F >> f.mbits;
     if f.ieee_special && exp == exp_max {
         return if man == 0 {
             sign * f32::INFINITY

@@ -24,8 +24,11 @@
 //! field the C name, then `key=value` fields:
 //!
 //! ```text
-//! ncclAllReduce	rank=0	nranks=2	dev=0	send=a3+128	recv=a4+128	count=8	dtype=7	op=0	root=-1	peer=-1	stream=s2	group=1
+//! ncclAllReduce<TAB>rank=0<TAB>nranks=2<TAB>dev=0<TAB>send=a3+128<TAB>recv=a4+128<TAB>count=8
+//!     <TAB>dtype=7<TAB>op=0<TAB>root=-1<TAB>peer=-1<TAB>stream=s2<TAB>group=1
 //! ```
+//!
+//! (one line; `<TAB>` is a tab character).
 //!
 //! * communication calls (`ncclAllReduce`, `ncclBroadcast`, `ncclReduce`, `ncclAllGather`,
 //!   `ncclReduceScatter`, `ncclAlltoAll`, `ncclGather`, `ncclScatter`, `ncclSend`, `ncclRecv`):

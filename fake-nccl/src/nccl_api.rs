@@ -36,6 +36,26 @@ struct ConfigPrefix {
 
 const UNDEF: c_int = i32::MIN;
 
+impl ConfigPrefix {
+    fn unset() -> ConfigPrefix {
+        ConfigPrefix {
+            size: 0,
+            magic: 0,
+            version: 0,
+            blocking: UNDEF,
+            cga_cluster_size: UNDEF,
+            min_ctas: UNDEF,
+            max_ctas: UNDEF,
+            net_name: std::ptr::null(),
+            split_share: UNDEF,
+            traffic_class: UNDEF,
+            comm_name: std::ptr::null(),
+            collnet_enable: UNDEF,
+            cta_policy: UNDEF,
+        }
+    }
+}
+
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
@@ -132,13 +152,18 @@ fn init(
             Some(c) if !c.is_null() => {
                 // SAFETY: the caller passes a config of at least `size` bytes; read the prefix.
                 let size = unsafe { std::ptr::addr_of!((*c).size).read_unaligned() };
-                let (magic, version) = unsafe { ((*c).magic, (*c).version) };
-                let has_cta = size >= std::mem::size_of::<ConfigPrefix>();
-                let raw = if has_cta {
-                    unsafe { (*c).cta_policy }
-                } else {
-                    UNDEF
+                // Copy the prefix the caller's `size` covers into an aligned, unset one.
+                let mut pre = ConfigPrefix::unset();
+                let n = size.min(std::mem::size_of::<ConfigPrefix>());
+                // SAFETY: the caller's config has `size` bytes; `pre` has room for `n`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        c as *const u8,
+                        std::ptr::addr_of_mut!(pre) as *mut u8,
+                        n,
+                    )
                 };
+                let (magic, version, raw) = (pre.magic, pre.version, pre.cta_policy);
                 fields.push((
                     "cta_policy",
                     if raw == UNDEF {

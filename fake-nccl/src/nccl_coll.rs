@@ -143,12 +143,14 @@ fn issue(c: Call, comm_h: *mut c_void, stream_h: *mut c_void) -> NcclResult {
                         ),
                     )
                 }
-                None => return nccl_err(
-                    NCCL_INVALID_ARGUMENT,
-                    format!(
+                None => {
+                    return nccl_err(
+                        NCCL_INVALID_ARGUMENT,
+                        format!(
                         "{name}: op {code} is not an op of this comm (destroyed or never created)"
                     ),
-                ),
+                    )
+                }
             },
         };
         let rooted = matches!(

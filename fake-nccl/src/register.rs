@@ -8,6 +8,7 @@ use crate::memory::AllocKind;
 use crate::nccl_api::need_version;
 use crate::state::*;
 
+#[allow(clippy::too_many_arguments)]
 fn register(
     name: &str,
     min: i32,
