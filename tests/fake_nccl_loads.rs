@@ -19,8 +19,16 @@ fn nccl_sys_opens_the_fake_with_every_entry_point() {
     let nccl = nccl_sys::Nccl::open(Some(&fake_lib_dir().join("libnccl.so.2"))).unwrap();
     assert_eq!(nccl.version(), 23203);
     assert_eq!(nccl.version_string(), "2.32.3");
-    assert!(nccl.optional().missing().is_empty(), "{:?}", nccl.optional().missing());
-    assert!(nccl.path().ends_with("libfake_nccl.so"), "{}", nccl.path().display());
+    assert!(
+        nccl.optional().missing().is_empty(),
+        "{:?}",
+        nccl.optional().missing()
+    );
+    assert!(
+        nccl.path().ends_with("libfake_nccl.so"),
+        "{}",
+        nccl.path().display()
+    );
     let a = nccl.get_unique_id().unwrap();
     let b = nccl.get_unique_id().unwrap();
     assert_eq!(&a.as_bytes()[..8], b"FAKENCCL");
@@ -31,7 +39,10 @@ fn nccl_sys_opens_the_fake_with_every_entry_point() {
 #[test]
 fn the_driver_wrapper_resolves_and_uses_the_fake() {
     let driver = driver();
-    assert!(matches!(driver.api().graph_instantiate, ncclbench::cuda::api::GraphInstantiate::WithFlags(_)));
+    assert!(matches!(
+        driver.api().graph_instantiate,
+        ncclbench::cuda::api::GraphInstantiate::WithFlags(_)
+    ));
     assert!(driver.api().stream_wait_value32.is_some());
     assert_eq!(driver.version().unwrap(), 12040);
     assert_eq!(driver.device_count().unwrap(), 4);
@@ -46,10 +57,16 @@ fn the_driver_wrapper_resolves_and_uses_the_fake() {
     let mut back = [0u8; 4];
     buffer.copy_to_host(8, &mut back).unwrap();
     assert_eq!(back, [1, 2, 3, 4]);
-    assert!(buffer.copy_from_host(1022, &[0; 4]).is_err(), "out of bounds");
+    assert!(
+        buffer.copy_from_host(1022, &[0; 4]).is_err(),
+        "out of bounds"
+    );
 
     let stream = Stream::new(&context, true).unwrap();
-    let (start, end) = (Event::new(&context, true).unwrap(), Event::new(&context, true).unwrap());
+    let (start, end) = (
+        Event::new(&context, true).unwrap(),
+        Event::new(&context, true).unwrap(),
+    );
     start.record(&stream).unwrap();
     end.record(&stream).unwrap();
     stream.synchronize().unwrap();

@@ -23,7 +23,14 @@ fn build() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root)
-        .args(["build", "--offline", "--locked", "-p", "fake-nccl", "--target-dir"])
+        .args([
+            "build",
+            "--offline",
+            "--locked",
+            "-p",
+            "fake-nccl",
+            "--target-dir",
+        ])
         .arg(&target)
         .output()
         .expect("could not run cargo to build fake-nccl");
@@ -35,7 +42,11 @@ fn build() -> PathBuf {
         );
     }
     let so = target.join("debug").join("libfake_nccl.so");
-    assert!(so.is_file(), "cargo built fake-nccl but {} is missing", so.display());
+    assert!(
+        so.is_file(),
+        "cargo built fake-nccl but {} is missing",
+        so.display()
+    );
     let lib = target.join("lib");
     std::fs::create_dir_all(&lib).expect("create target/fake-nccl/lib");
     for name in SONAMES {
