@@ -10,8 +10,10 @@
 //! `FAKE_CUDA_CC` (9.0); NCCL version `FAKE_NCCL_VERSION` (23203), which gates dtypes, ops and
 //! entry points as the real releases do. Streams are queues run by one global progress
 //! function; a collective runs when every rank's op is at the head of its stream. See the
-//! modules: [`memory`], [`stream`], [`graph`], [`engine`], [`exec`], [`comm`], [`group`],
-//! [`nccl_coll`], [`hooks`] (fault hooks), [`debuglog`] (`NCCL_DEBUG` lines).
+//! modules: [`cuda_api`], [`memory`], [`stream`], [`graph`], [`engine`] (matching), [`exec`]
+//! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
+//! [`nccl_calls`], [`premulsum`], [`register`], [`hooks`] (fault hooks), [`trace`],
+//! [`debuglog`] (`NCCL_DEBUG` lines).
 //!
 //! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
 //! one device allocation of the comm's device; a communication call outside a group from a
@@ -61,9 +63,12 @@ pub mod fp8;
 pub mod graph;
 pub mod group;
 pub mod hooks;
+pub mod init;
 pub mod memory;
 pub mod nccl_api;
+pub mod nccl_calls;
 pub mod nccl_coll;
+pub mod premulsum;
 pub mod reduce;
 pub mod register;
 pub mod state;

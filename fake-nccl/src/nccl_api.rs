@@ -1,11 +1,12 @@
-//! NCCL's management calls: version, unique ids, communicator life cycle, errors, PreMulSum
-//! operators. Every call goes through [`nccl_guard`], which records a failure's text as the
-//! thread's last error (`ncclGetLastError`).
+//! NCCL's management calls: version, unique ids, communicator life cycle, errors and queries
+//! (creation is in [`crate::init`], PreMulSum ops in [`crate::premulsum`]). Every call goes
+//! through [`nccl_guard`], which records a failure's text as the thread's last error
+//! (`ncclGetLastError`).
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
 
-use crate::comm::{new_unique_id, PreMul, Scalar, UID_BYTES};
+use crate::comm::{new_unique_id, UID_BYTES};
 use crate::config::{nccl_version, split_version};
 use crate::state::*;
 
@@ -14,46 +15,6 @@ use crate::state::*;
 #[derive(Clone, Copy)]
 pub struct UniqueId {
     pub internal: [c_char; UID_BYTES],
-}
-
-/// The fields of `ncclConfig_t` this double reads (a prefix of every version's layout).
-#[repr(C)]
-struct ConfigPrefix {
-    size: usize,
-    magic: u32,
-    version: u32,
-    blocking: c_int,
-    cga_cluster_size: c_int,
-    min_ctas: c_int,
-    max_ctas: c_int,
-    net_name: *const c_char,
-    split_share: c_int,
-    traffic_class: c_int,
-    comm_name: *const c_char,
-    collnet_enable: c_int,
-    cta_policy: c_int,
-}
-
-const UNDEF: c_int = i32::MIN;
-
-impl ConfigPrefix {
-    fn unset() -> ConfigPrefix {
-        ConfigPrefix {
-            size: 0,
-            magic: 0,
-            version: 0,
-            blocking: UNDEF,
-            cga_cluster_size: UNDEF,
-            min_ctas: UNDEF,
-            max_ctas: UNDEF,
-            net_name: std::ptr::null(),
-            split_share: UNDEF,
-            traffic_class: UNDEF,
-            comm_name: std::ptr::null(),
-            collnet_enable: UNDEF,
-            cta_policy: UNDEF,
-        }
-    }
 }
 
 thread_local! {
@@ -93,7 +54,7 @@ pub fn check_dtype(dtype: u32) -> Result<(), NcclError> {
     })
 }
 
-fn comm_fields(st: &State, id: u64) -> Vec<(&'static str, String)> {
+pub fn comm_fields(st: &State, id: u64) -> Vec<(&'static str, String)> {
     let c = &st.comms[&id];
     vec![
         ("rank", c.rank.to_string()),
@@ -130,177 +91,6 @@ pub unsafe extern "C" fn ncclGetUniqueId(out: *mut UniqueId) -> NcclResult {
                 message: "uniqueId is NULL".into(),
             },
         )
-    })
-}
-
-fn init(
-    name: &str,
-    out: *mut *mut c_void,
-    nranks: c_int,
-    id: UniqueId,
-    rank: c_int,
-    config: Option<*const ConfigPrefix>,
-) -> NcclResult {
-    nccl_guard(|| {
-        let mut cta = None;
-        let mut fields = vec![("rank", rank.to_string()), ("nranks", nranks.to_string())];
-        let mut st = state();
-        st.initialized = true;
-        let dev = crate::cuda_api::current_device_opt(&st);
-        fields.push(("dev", dev.map_or("-1".into(), |d| d.to_string())));
-        match config {
-            Some(c) if !c.is_null() => {
-                // SAFETY: the caller passes a config of at least `size` bytes; read the prefix.
-                let size = unsafe { std::ptr::addr_of!((*c).size).read_unaligned() };
-                // Copy the prefix the caller's `size` covers into an aligned, unset one.
-                let mut pre = ConfigPrefix::unset();
-                let n = size.min(std::mem::size_of::<ConfigPrefix>());
-                // SAFETY: the caller's config has `size` bytes; `pre` has room for `n`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        c as *const u8,
-                        std::ptr::addr_of_mut!(pre) as *mut u8,
-                        n,
-                    )
-                };
-                let (magic, version, raw) = (pre.magic, pre.version, pre.cta_policy);
-                fields.push((
-                    "cta_policy",
-                    if raw == UNDEF {
-                        "undef".into()
-                    } else {
-                        raw.to_string()
-                    },
-                ));
-                crate::trace::line(name, &with_group(fields));
-                if size < 16 || magic != 0xcafe_beef || version < 21400 {
-                    return nccl_err(NCCL_INVALID_ARGUMENT, format!("{name}: invalid config (size {size}, magic {magic:#x}, version {version})"));
-                }
-                if raw != UNDEF && !(0..=2).contains(&raw) {
-                    return nccl_err(
-                        NCCL_INVALID_ARGUMENT,
-                        format!("{name}: invalid CTAPolicy {raw}"),
-                    );
-                }
-                // Older libraries do not know the field and ignore it.
-                cta = (raw != UNDEF && nccl_version() >= 22700).then_some(raw);
-            }
-            _ => {
-                fields.push(("config", "none".into()));
-                crate::trace::line(name, &with_group(fields));
-            }
-        }
-        if config.is_some() {
-            need_version(21400, name)?;
-        }
-        let Some(dev) = dev else {
-            return nccl_err(
-                NCCL_INVALID_USAGE,
-                format!("{name}: no current CUDA context on this thread (cuCtxSetCurrent first)"),
-            );
-        };
-        if out.is_null() {
-            return nccl_err(
-                NCCL_INVALID_ARGUMENT,
-                format!("{name}: comm out-pointer is NULL"),
-            );
-        }
-        let uid = id.internal.map(|b| b as u8);
-        let comm = st.join(uid, nranks, rank, dev, cta)?;
-        crate::debuglog::on_init(&st, comm, name);
-        // SAFETY: checked non-NULL.
-        unsafe { out.write(handle(TAG_COMM, comm)) };
-        Ok(())
-    })
-}
-
-fn with_group(mut fields: Vec<(&'static str, String)>) -> Vec<(&'static str, String)> {
-    fields.push(("group", crate::group::depth().to_string()));
-    fields
-}
-
-/// `ncclCommInitRank(ncclComm_t*, int nranks, ncclUniqueId, int rank)`.
-#[no_mangle]
-pub extern "C" fn ncclCommInitRank(
-    comm: *mut *mut c_void,
-    nranks: c_int,
-    id: UniqueId,
-    rank: c_int,
-) -> NcclResult {
-    init("ncclCommInitRank", comm, nranks, id, rank, None)
-}
-
-/// `ncclCommInitRankConfig(ncclComm_t*, int nranks, ncclUniqueId, int rank, ncclConfig_t*)`.
-#[no_mangle]
-pub extern "C" fn ncclCommInitRankConfig(
-    comm: *mut *mut c_void,
-    nranks: c_int,
-    id: UniqueId,
-    rank: c_int,
-    config: *mut c_void,
-) -> NcclResult {
-    init(
-        "ncclCommInitRankConfig",
-        comm,
-        nranks,
-        id,
-        rank,
-        Some(config as *const ConfigPrefix),
-    )
-}
-
-/// `ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist)`: one communicator of
-/// `ndev` ranks owned by the calling thread.
-#[no_mangle]
-pub unsafe extern "C" fn ncclCommInitAll(
-    comms: *mut *mut c_void,
-    ndev: c_int,
-    devlist: *const c_int,
-) -> NcclResult {
-    nccl_guard(|| {
-        let mut st = state();
-        st.initialized = true;
-        let n = usize::try_from(ndev).unwrap_or(0);
-        let devs: Vec<i64> = (0..n)
-            .map(|i| {
-                if devlist.is_null() {
-                    i as i64
-                } else {
-                    *devlist.add(i) as i64
-                }
-            })
-            .collect();
-        let list = devs
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        crate::trace::line(
-            "ncclCommInitAll",
-            &with_group(vec![
-                ("ndev", ndev.to_string()),
-                ("devs", list),
-                ("config", "none".into()),
-            ]),
-        );
-        if n == 0
-            || comms.is_null()
-            || devs
-                .iter()
-                .any(|&d| d < 0 || d as usize >= st.devices.len())
-        {
-            return nccl_err(
-                NCCL_INVALID_ARGUMENT,
-                "ncclCommInitAll: bad ndev, devlist or comms",
-            );
-        }
-        let uid = new_unique_id();
-        for (r, &d) in devs.iter().enumerate() {
-            let c = st.join(uid, ndev, r as c_int, d as usize, None)?;
-            crate::debuglog::on_init(&st, c, "ncclCommInitAll");
-            comms.add(r).write(handle(TAG_COMM, c));
-        }
-        Ok(())
     })
 }
 
@@ -439,86 +229,8 @@ pub extern "C" fn ncclCommUserRank(comm: *mut c_void, rank: *mut c_int) -> NcclR
     query(comm, rank, |c| c.rank)
 }
 
-/// `ncclRedOpCreatePreMulSum(ncclRedOp_t*, void* scalar, ncclDataType_t, residence, comm)`.
-#[no_mangle]
-pub unsafe extern "C" fn ncclRedOpCreatePreMulSum(
-    op: *mut u32,
-    scalar: *mut c_void,
-    dtype: u32,
-    residence: u32,
-    comm: *mut c_void,
-) -> NcclResult {
-    nccl_guard(|| {
-        let mut st = state();
-        let id = st.comm_id(comm)?;
-        need_version(21100, "ncclRedOpCreatePreMulSum")?;
-        check_dtype(dtype)?;
-        let size = crate::reduce::dtype_size(dtype);
-        let s = match residence {
-            _ if scalar.is_null() || op.is_null() => {
-                return nccl_err(
-                    NCCL_INVALID_ARGUMENT,
-                    "ncclRedOpCreatePreMulSum: NULL scalar or op",
-                )
-            }
-            0 => {
-                let p = scalar as usize as u64;
-                match st.alloc_holding(p, size) {
-                    Some(a) if a.kind == crate::memory::AllocKind::Device && a.device == st.comms[&id].device => Scalar::Device(p),
-                    _ => return nccl_err(NCCL_INVALID_ARGUMENT, "ncclRedOpCreatePreMulSum: device scalar is not in a device allocation of the comm's device"),
-                }
-            }
-            1 => {
-                let mut b = [0u8; 8];
-                std::ptr::copy_nonoverlapping(scalar as *const u8, b.as_mut_ptr(), size);
-                Scalar::Host(b)
-            }
-            _ => {
-                return nccl_err(
-                    NCCL_INVALID_ARGUMENT,
-                    format!("ncclRedOpCreatePreMulSum: bad residence {residence}"),
-                )
-            }
-        };
-        let pm = PreMul { dtype, scalar: s };
-        let comm = st.comms.get_mut(&id).expect("resolved");
-        comm.premulsum.push(Some(pm));
-        let code = 4 + comm.premulsum.len() as u32;
-        let mut fields = comm_fields(&st, id);
-        fields.extend([
-            ("dtype", dtype.to_string()),
-            ("residence", residence.to_string()),
-        ]);
-        fields.extend([
-            ("scalar", crate::trace::premulsum_value(&st, &pm)),
-            ("op", code.to_string()),
-        ]);
-        crate::trace::line("ncclRedOpCreatePreMulSum", &with_group(fields));
-        op.write(code);
-        Ok(())
-    })
-}
-
-/// `ncclRedOpDestroy(ncclRedOp_t, ncclComm_t)`.
-#[no_mangle]
-pub extern "C" fn ncclRedOpDestroy(op: u32, comm: *mut c_void) -> NcclResult {
-    nccl_guard(|| {
-        let mut st = state();
-        let id = st.comm_id(comm)?;
-        need_version(21100, "ncclRedOpDestroy")?;
-        let c = st.comms.get_mut(&id).expect("resolved");
-        match op
-            .checked_sub(5)
-            .and_then(|i| c.premulsum.get_mut(i as usize))
-        {
-            Some(slot @ Some(_)) => {
-                *slot = None;
-                Ok(())
-            }
-            _ => nccl_err(
-                NCCL_INVALID_ARGUMENT,
-                format!("ncclRedOpDestroy: op {op} is not a live op of this comm"),
-            ),
-        }
-    })
+/// `fields` plus the caller's group depth.
+pub fn with_group(mut fields: Vec<(&'static str, String)>) -> Vec<(&'static str, String)> {
+    fields.push(("group", crate::group::depth().to_string()));
+    fields
 }

@@ -1,7 +1,7 @@
 //! Collective and p2p results, for a few dtypes and ops, driven from one thread in groups.
 
 use super::*;
-use crate::nccl_coll::*;
+use crate::nccl_calls::*;
 
 /// Per-rank buffers of `bytes`, filled by `fill(rank)`.
 fn buffers(ranks: &[Rank], bytes: usize, fill: impl Fn(usize) -> Vec<u8>) -> Vec<u64> {

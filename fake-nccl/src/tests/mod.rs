@@ -4,14 +4,17 @@
 
 mod colls;
 mod cuda;
+mod hooks;
 mod nccl;
 
 use std::ffi::{c_void, CStr};
 
 use crate::cuda_api::*;
 use crate::group::{ncclGroupEnd, ncclGroupStart};
+use crate::init::*;
 use crate::memory::*;
 use crate::nccl_api::*;
+use crate::premulsum::*;
 use crate::stream::*;
 
 pub type Ptr = *mut c_void;
