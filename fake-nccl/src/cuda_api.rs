@@ -137,7 +137,7 @@ pub unsafe extern "C" fn cuDeviceGet(device: *mut c_int, ordinal: c_int) -> CuRe
     })
 }
 
-/// `cuDeviceGetName(char*, int len, CUdevice)`: "Fake GPU <i>", truncated to fit.
+/// `cuDeviceGetName(char*, int len, CUdevice)`: "Fake GPU N", truncated to fit.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, device: c_int) -> CuResult {
     cu_guard(|| {

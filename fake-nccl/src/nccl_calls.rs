@@ -1,5 +1,5 @@
 //! The exported communication entry points, each a thin C shim over
-//! [`crate::nccl_coll::issue`] with NCCL's exact signature.
+//! `crate::nccl_coll::issue` with NCCL's exact signature.
 
 use std::ffi::c_void;
 
