@@ -304,3 +304,32 @@ pub fn on_launch(st: &State, op: &Op) {
     };
     info(c.device, &line);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_file_expands_host_pid_and_percent() {
+        let pid = std::process::id();
+        assert_eq!(expand_file("/tmp/x.%p.%%.%q"), format!("/tmp/x.{pid}.%.%q"));
+        assert!(!expand_file("%h").contains(['.', '%', '/']));
+        let only = |s: &[&str]| Settings {
+            info: true,
+            subsys: Some(s.iter().map(|x| x.to_string()).collect()),
+            file: None,
+        };
+        assert!(only(&["ALL"]).has("TUNING") && !only(&["INIT"]).has("TUNING"));
+        assert!(only(&["^COLL"]).has("INIT") && !only(&["^COLL"]).has("COLL"));
+        assert!(Settings {
+            info: true,
+            subsys: None,
+            file: None
+        }
+        .has("INIT"));
+        assert_eq!(
+            (decision(65535), decision(65536), decision(4 << 20)),
+            ((0, 0), (1, 1), (1, 2))
+        );
+    }
+}
