@@ -1,5 +1,6 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+pub mod fake_nccl;
 pub mod fault;
 pub mod run;

@@ -1,0 +1,79 @@
+//! fake-nccl: a test double of libcuda and libnccl, on host memory, for ncclbench's tests.
+//! Never shipped. Built as a cdylib, it is loaded as `libcuda.so.1` and `libnccl.so.2`
+//! (symlinks made by `tests/support/fake_nccl.rs`) and exports, with C ABI and the documented
+//! C signatures, every driver entry point ncclbench resolves plus `cuMemHostAlloc`,
+//! `cuMemHostGetDevicePointer_v2`, `cuMemFreeHost`, `cuCtxGetCurrent`, and NCCL's required
+//! and optional entry points (nccl-sys/src/api.rs). It is self-contained (std and `half`) so
+//! it stays an independent oracle and builds in seconds.
+//!
+//! Model: `FAKE_CUDA_DEVICES` devices (4), `FAKE_CUDA_MEM_GIB` each (16), compute capability
+//! `FAKE_CUDA_CC` (9.0); NCCL version `FAKE_NCCL_VERSION` (23203), which gates dtypes, ops and
+//! entry points as the real releases do. Streams are queues run by one global progress
+//! function; a collective runs when every rank's op is at the head of its stream. See the
+//! modules: [`cuda_api`], [`memory`], [`stream`], [`graph`], [`engine`] (matching), [`exec`]
+//! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
+//! [`nccl_calls`], [`premulsum`], [`register`], [`hooks`] (fault hooks), [`trace`],
+//! [`debuglog`] (`NCCL_DEBUG` lines).
+//!
+//! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
+//! one device allocation of the comm's device; a communication call outside a group from a
+//! thread owning several ranks of the communicator is ncclInvalidUsage; partners that disagree
+//! on a call's shape get ncclInvalidUsage as their asynchronous error; nothing unwinds into C.
+//!
+//! # Trace format (`FAKE_NCCL_TRACE=PATH`)
+//!
+//! One line per NCCL API call, appended and flushed under a lock; tab-separated, the first
+//! field the C name, then `key=value` fields:
+//!
+//! ```text
+//! ncclAllReduce<TAB>rank=0<TAB>nranks=2<TAB>dev=0<TAB>send=a3+128<TAB>recv=a4+128<TAB>count=8
+//!     <TAB>dtype=7<TAB>op=0<TAB>root=-1<TAB>peer=-1<TAB>stream=s2<TAB>group=1
+//! ```
+//!
+//! (one line; `<TAB>` is a tab character).
+//!
+//! * communication calls (`ncclAllReduce`, `ncclBroadcast`, `ncclReduce`, `ncclAllGather`,
+//!   `ncclReduceScatter`, `ncclAlltoAll`, `ncclGather`, `ncclScatter`, `ncclSend`, `ncclRecv`):
+//!   the fields above. Pointers are `a<id>+<byte offset>` (device allocations numbered from 0
+//!   in allocation order per process, `cuMemAlloc` and `ncclMemAlloc` alike), `host` for any
+//!   other address (cuMemHostAlloc memory included), `null` for NULL; ncclSend's buffer is
+//!   `send` (recv=null), ncclRecv's is `recv` (send=null). `op` is the code, `premulsum(<scalar
+//!   as f64>)` for a PreMulSum op, `-1` for calls without one; `root`/`peer` are `-1` where the
+//!   call has none. `stream` is `s<id>` or `null`. `group` is the group depth at the call.
+//!   rank/nranks/dev are `-1` for an invalid comm. Calls are traced before validation, so a
+//!   refused call appears too.
+//! * `ncclGroupStart` / `ncclGroupEnd`: `group=<depth before the call>`.
+//! * `ncclCommInitRank`: `rank nranks dev config=none group`; `ncclCommInitRankConfig`:
+//!   `rank nranks dev cta_policy=<int|undef> group` (`config=none` for a NULL config);
+//!   `ncclCommInitAll`: `ndev devs=<d,d,..> config=none group`.
+//! * `ncclCommFinalize`, `ncclCommDestroy`, `ncclCommAbort`: `rank nranks dev group`.
+//! * `ncclCommRegister`: `rank nranks dev buff size group`; `ncclCommWindowRegister` adds
+//!   `flags` before `group`.
+//! * `ncclMemAlloc`: `dev size`.
+//! * `ncclRedOpCreatePreMulSum`: `rank nranks dev dtype residence scalar op group`.
+#![allow(clippy::missing_safety_doc)] // every export's contract is its C documentation
+
+pub mod comm;
+pub mod config;
+pub mod cuda_api;
+pub mod debuglog;
+pub mod engine;
+pub mod exec;
+pub mod fp8;
+pub mod graph;
+pub mod group;
+pub mod hooks;
+pub mod init;
+pub mod memory;
+pub mod nccl_api;
+pub mod nccl_calls;
+pub mod nccl_coll;
+pub mod premulsum;
+pub mod reduce;
+pub mod register;
+pub mod state;
+pub mod stream;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;

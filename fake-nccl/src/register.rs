@@ -1,0 +1,186 @@
+//! Buffer registration (`ncclCommRegister`, `ncclCommWindowRegister`) and NCCL's allocator
+//! (`ncclMemAlloc`/`ncclMemFree`). Registration checks the range lies in one device
+//! allocation of the comm's device and keeps a count per comm; the handles are opaque.
+
+use std::ffi::{c_int, c_void};
+
+use crate::memory::AllocKind;
+use crate::nccl_api::need_version;
+use crate::state::*;
+
+#[allow(clippy::too_many_arguments)]
+fn register(
+    name: &str,
+    min: i32,
+    comm: *mut c_void,
+    buff: *mut c_void,
+    size: usize,
+    out: *mut *mut c_void,
+    window: bool,
+    flags: c_int,
+) -> NcclResult {
+    nccl_guard(|| {
+        let mut st = state();
+        let id = st.comm_id(comm)?;
+        let c = &st.comms[&id];
+        let (rank, device) = (c.rank, c.device);
+        let mut fields = vec![
+            ("rank", rank.to_string()),
+            ("nranks", c.nranks.to_string()),
+            ("dev", device.to_string()),
+        ];
+        fields.extend([
+            ("buff", st.describe_ptr(buff as usize as u64)),
+            ("size", size.to_string()),
+        ]);
+        if window {
+            fields.push(("flags", flags.to_string()));
+        }
+        fields.push(("group", crate::group::depth().to_string()));
+        crate::trace::line(name, &fields);
+        need_version(min, name)?;
+        let p = buff as usize as u64;
+        match st.alloc_holding(p, size) {
+            Some(a) if a.kind == AllocKind::Device && a.device == device && size > 0 => {}
+            _ => return nccl_err(NCCL_INVALID_ARGUMENT, format!("{name}: rank {rank}: [{p:#x}, +{size}) is not inside one device allocation of device {device}")),
+        }
+        if out.is_null() {
+            return nccl_err(
+                NCCL_INVALID_ARGUMENT,
+                format!("{name}: handle out-pointer is NULL"),
+            );
+        }
+        let h = st.fresh_id();
+        st.registrations.insert(h, (id, window));
+        let c = st.comms.get_mut(&id).expect("resolved");
+        if window {
+            c.windows += 1;
+        } else {
+            c.registered += 1;
+        }
+        // SAFETY: checked non-NULL.
+        unsafe { out.write(handle(TAG_REG, h)) };
+        Ok(())
+    })
+}
+
+fn deregister(name: &str, comm: *mut c_void, h: *mut c_void, window: bool) -> NcclResult {
+    nccl_guard(|| {
+        let mut st = state();
+        let id = st.comm_id(comm)?;
+        let key = unhandle(TAG_REG, h).filter(|k| st.registrations.get(k) == Some(&(id, window)));
+        let Some(key) = key else {
+            return nccl_err(
+                NCCL_INVALID_ARGUMENT,
+                format!("{name}: not a live registration of this comm"),
+            );
+        };
+        st.registrations.remove(&key);
+        let c = st.comms.get_mut(&id).expect("resolved");
+        if window {
+            c.windows -= 1;
+        } else {
+            c.registered -= 1;
+        }
+        Ok(())
+    })
+}
+
+/// `ncclCommRegister(comm, buff, size, void** handle)` (2.19+).
+#[no_mangle]
+pub extern "C" fn ncclCommRegister(
+    comm: *mut c_void,
+    buff: *mut c_void,
+    size: usize,
+    h: *mut *mut c_void,
+) -> NcclResult {
+    register("ncclCommRegister", 21900, comm, buff, size, h, false, 0)
+}
+
+/// `ncclCommDeregister(comm, void* handle)`.
+#[no_mangle]
+pub extern "C" fn ncclCommDeregister(comm: *mut c_void, h: *mut c_void) -> NcclResult {
+    deregister("ncclCommDeregister", comm, h, false)
+}
+
+/// `ncclCommWindowRegister(comm, buff, size, ncclWindow_t*, int flags)` (2.27+).
+#[no_mangle]
+pub extern "C" fn ncclCommWindowRegister(
+    comm: *mut c_void,
+    buff: *mut c_void,
+    size: usize,
+    win: *mut *mut c_void,
+    flags: c_int,
+) -> NcclResult {
+    register(
+        "ncclCommWindowRegister",
+        22700,
+        comm,
+        buff,
+        size,
+        win,
+        true,
+        flags,
+    )
+}
+
+/// `ncclCommWindowDeregister(comm, ncclWindow_t)`.
+#[no_mangle]
+pub extern "C" fn ncclCommWindowDeregister(comm: *mut c_void, win: *mut c_void) -> NcclResult {
+    deregister("ncclCommWindowDeregister", comm, win, true)
+}
+
+/// `ncclMemAlloc(void**, size_t)` (2.19+): device memory of the current device.
+#[no_mangle]
+pub unsafe extern "C" fn ncclMemAlloc(ptr: *mut *mut c_void, size: usize) -> NcclResult {
+    nccl_guard(|| {
+        let mut st = state();
+        let dev = crate::cuda_api::current_device_opt(&st);
+        let fields = vec![
+            ("dev", dev.map_or("-1".into(), |d| d.to_string())),
+            ("size", size.to_string()),
+        ];
+        crate::trace::line("ncclMemAlloc", &fields);
+        need_version(21900, "ncclMemAlloc")?;
+        let Some(dev) = dev else {
+            return nccl_err(
+                NCCL_UNHANDLED_CUDA_ERROR,
+                "ncclMemAlloc: no current CUDA context",
+            );
+        };
+        if ptr.is_null() || size == 0 {
+            return nccl_err(
+                NCCL_INVALID_ARGUMENT,
+                "ncclMemAlloc: NULL out-pointer or size 0",
+            );
+        }
+        match st.allocate(AllocKind::Device, dev, size) {
+            Ok(base) => {
+                ptr.write(base as usize as *mut c_void);
+                Ok(())
+            }
+            Err(code) => nccl_err(
+                NCCL_UNHANDLED_CUDA_ERROR,
+                format!("ncclMemAlloc: cuMemAlloc failed with {code}"),
+            ),
+        }
+    })
+}
+
+/// `ncclMemFree(void*)`: NULL is a no-op.
+#[no_mangle]
+pub extern "C" fn ncclMemFree(ptr: *mut c_void) -> NcclResult {
+    nccl_guard(|| {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let mut st = state();
+        st.free(AllocKind::Device, ptr as usize as u64)
+            .or_else(|_| {
+                nccl_err(
+                    NCCL_INVALID_ARGUMENT,
+                    "ncclMemFree: not an allocation's base address",
+                )
+            })
+    })
+}

@@ -1,0 +1,293 @@
+//! Streams (in-order queues of [`Item`]s) and events. The NULL stream is the current device's
+//! legacy stream. Nothing runs here: [`crate::engine::progress`] executes head items; the
+//! query and synchronize calls drive it.
+
+use std::collections::VecDeque;
+use std::ffi::{c_float, c_void};
+use std::time::Instant;
+
+use crate::cuda_api::{current_device, require_init};
+use crate::engine::{progress, Op};
+use crate::state::*;
+
+/// One queued unit of work.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// `cuEventRecord`: stamps the event when reached (`gen` numbers the records).
+    Record { event: u64, gen: u64 },
+    /// `cuStreamWaitValue32`: blocks the stream until the condition on `*addr` holds.
+    WaitValue { addr: u64, value: u32, flags: u32 },
+    /// The communication ops one group (or one ungrouped call) put on this stream.
+    Batch(Vec<Op>),
+}
+
+/// An in-order queue.
+#[derive(Debug)]
+pub struct Stream {
+    pub id: u64,
+    pub device: usize,
+    pub flags: u32,
+    pub legacy: bool,
+    pub queue: VecDeque<Item>,
+    /// `Some` while capturing: where enqueued items go instead.
+    pub capture: Option<Vec<Item>>,
+}
+
+impl Stream {
+    pub fn new(id: u64, device: usize, flags: u32, legacy: bool) -> Stream {
+        Stream {
+            id,
+            device,
+            flags,
+            legacy,
+            queue: VecDeque::new(),
+            capture: None,
+        }
+    }
+}
+
+/// A CUDA event.
+#[derive(Debug)]
+pub struct Event {
+    pub device: usize,
+    pub flags: u32,
+    /// Number of the latest record, and of the latest one reached.
+    pub last_gen: u64,
+    pub done_gen: u64,
+    pub stamp: Option<Instant>,
+}
+
+impl State {
+    /// The stream id of handle `h` (NULL: the legacy stream of `null_device`).
+    pub fn stream_id(&self, h: *mut c_void, null_device: usize) -> Option<u64> {
+        if h.is_null() {
+            return self.devices.get(null_device).map(|d| d.legacy_stream);
+        }
+        unhandle(TAG_STREAM, h).filter(|id| self.streams.contains_key(id))
+    }
+
+    /// Appends `item` to the stream (or to its capture); event records get their number here.
+    pub fn enqueue(&mut self, stream: u64, mut item: Item) {
+        let capturing = self
+            .streams
+            .get(&stream)
+            .is_some_and(|s| s.capture.is_some());
+        if let Item::Record { event, gen } = &mut item {
+            if !capturing {
+                if let Some(e) = self.events.get_mut(event) {
+                    e.last_gen += 1;
+                    *gen = e.last_gen;
+                }
+            }
+        }
+        if let Item::Batch(ops) = item {
+            return crate::engine::place_batch(self, stream, ops);
+        }
+        let s = self
+            .streams
+            .get_mut(&stream)
+            .expect("caller resolved the stream");
+        match &mut s.capture {
+            Some(list) => list.push(item),
+            None => s.queue.push_back(item),
+        }
+    }
+}
+
+fn stream_of_current(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
+    let dev = current_device(st)?;
+    st.stream_id(h, dev).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+/// `cuStreamCreate(CUstream*, unsigned flags)`.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCreate(out: *mut *mut c_void, flags: u32) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let dev = current_device(&st)?;
+        if out.is_null() || flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let id = st.fresh_id();
+        st.streams.insert(id, Stream::new(id, dev, flags, false));
+        put(out, handle(TAG_STREAM, id), CUDA_ERROR_INVALID_VALUE)
+    })
+}
+
+/// `cuStreamDestroy_v2(CUstream)`: pending work is dropped with the stream.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamDestroy_v2(h: *mut c_void) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        current_device(&st)?;
+        let id = unhandle(TAG_STREAM, h).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        progress(&mut st);
+        st.streams
+            .remove(&id)
+            .map(drop)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)
+    })
+}
+
+/// `cuStreamQuery(CUstream)`: CUDA_ERROR_NOT_READY while items remain.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let id = stream_of_current(&st, h)?;
+        if st.streams[&id].capture.is_some() {
+            return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        }
+        progress(&mut st);
+        if st.streams[&id].queue.is_empty() {
+            Ok(())
+        } else {
+            Err(CUDA_ERROR_NOT_READY)
+        }
+    })
+}
+
+/// `cuStreamSynchronize(CUstream)`: drives progress until the stream is empty, giving up with
+/// CUDA_ERROR_LAUNCH_TIMEOUT after [`crate::config::sync_timeout`].
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
+    cu_guard(|| {
+        let start = Instant::now();
+        loop {
+            let mut st = require_init()?;
+            let id = stream_of_current(&st, h)?;
+            if st.streams[&id].capture.is_some() {
+                return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+            }
+            progress(&mut st);
+            if st.streams[&id].queue.is_empty() {
+                return Ok(());
+            }
+            drop(st);
+            if start.elapsed() > crate::config::sync_timeout() {
+                return Err(CUDA_ERROR_LAUNCH_TIMEOUT);
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    })
+}
+
+/// `cuStreamWaitValue32_v2(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue32_v2(
+    h: *mut c_void,
+    addr: u64,
+    value: u32,
+    flags: u32,
+) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let id = stream_of_current(&st, h)?;
+        if st.alloc_holding(addr, 4).is_none() || addr % 4 != 0 || (flags & 0xFFFF) > 3 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        st.enqueue(id, Item::WaitValue { addr, value, flags });
+        progress(&mut st);
+        Ok(())
+    })
+}
+
+/// `cuEventCreate(CUevent*, unsigned flags)`.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventCreate(out: *mut *mut c_void, flags: u32) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let device = current_device(&st)?;
+        if out.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let id = st.fresh_id();
+        let event = Event {
+            device,
+            flags,
+            last_gen: 0,
+            done_gen: 0,
+            stamp: None,
+        };
+        st.events.insert(id, event);
+        put(out, handle(TAG_EVENT, id), CUDA_ERROR_INVALID_VALUE)
+    })
+}
+
+fn event_id(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
+    unhandle(TAG_EVENT, h)
+        .filter(|id| st.events.contains_key(id))
+        .ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+/// `cuEventRecord(CUevent, CUstream)`: event and stream must share a device.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, h: *mut c_void) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let e = event_id(&st, event)?;
+        let s = stream_of_current(&st, h)?;
+        if st.events[&e].device != st.streams[&s].device {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        st.enqueue(s, Item::Record { event: e, gen: 0 });
+        progress(&mut st);
+        Ok(())
+    })
+}
+
+/// `cuEventQuery(CUevent)`: success when the latest record was reached (or none was made).
+#[no_mangle]
+pub unsafe extern "C" fn cuEventQuery(event: *mut c_void) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let e = event_id(&st, event)?;
+        progress(&mut st);
+        let ev = &st.events[&e];
+        if ev.done_gen == ev.last_gen {
+            Ok(())
+        } else {
+            Err(CUDA_ERROR_NOT_READY)
+        }
+    })
+}
+
+/// `cuEventElapsedTime(float* ms, CUevent start, CUevent end)`.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime(
+    ms: *mut c_float,
+    start: *mut c_void,
+    end: *mut c_void,
+) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let (a, b) = (event_id(&st, start)?, event_id(&st, end)?);
+        progress(&mut st);
+        let (a, b) = (&st.events[&a], &st.events[&b]);
+        if a.last_gen == 0 || b.last_gen == 0 || (a.flags | b.flags) & 2 != 0 {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        match (a.stamp, b.stamp) {
+            (Some(x), Some(y)) if a.done_gen == a.last_gen && b.done_gen == b.last_gen => {
+                let d = if y >= x {
+                    (y - x).as_secs_f64()
+                } else {
+                    -(x - y).as_secs_f64()
+                };
+                put(ms, (d * 1e3) as f32, CUDA_ERROR_INVALID_VALUE)
+            }
+            _ => Err(CUDA_ERROR_NOT_READY),
+        }
+    })
+}
+
+/// `cuEventDestroy_v2(CUevent)`.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventDestroy_v2(event: *mut c_void) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let e = event_id(&st, event)?;
+        st.events.remove(&e);
+        Ok(())
+    })
+}

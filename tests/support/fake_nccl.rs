@@ -1,0 +1,74 @@
+//! The fake-nccl test double (libcuda + libnccl on host memory) for integration tests: built
+//! once per test process into its own target directory (so it never waits on, or disturbs,
+//! the outer build), then linked as `libcuda.so.1`, `libcuda.so` and `libnccl.so.2` in
+//! `target/fake-nccl/lib`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The sonames the fake stands in for.
+pub const SONAMES: [&str; 3] = ["libcuda.so.1", "libcuda.so", "libnccl.so.2"];
+
+/// The directory holding the fake's sonames; builds it on first use. A failed build panics
+/// with cargo's stderr.
+pub fn fake_lib_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(build)
+}
+
+fn build() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target").join("fake-nccl");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args([
+            "build",
+            "--offline",
+            "--locked",
+            "-p",
+            "fake-nccl",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .output()
+        .expect("could not run cargo to build fake-nccl");
+    if !out.status.success() {
+        panic!(
+            "building fake-nccl failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let so = target.join("debug").join("libfake_nccl.so");
+    assert!(
+        so.is_file(),
+        "cargo built fake-nccl but {} is missing",
+        so.display()
+    );
+    let lib = target.join("lib");
+    std::fs::create_dir_all(&lib).expect("create target/fake-nccl/lib");
+    for name in SONAMES {
+        // Made under a unique name and renamed over the old link: atomic even when several
+        // test processes do it at once.
+        let tmp = lib.join(format!(".{name}.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&so, &tmp).expect("symlink the fake");
+        std::fs::rename(&tmp, lib.join(name)).expect("install the fake's symlink");
+    }
+    lib
+}
+
+/// Makes `cmd` load the fake: its directory first on `LD_LIBRARY_PATH`, and
+/// `NCCLBENCH_NCCL_LIB` naming its `libnccl.so.2`.
+pub fn fake_env(cmd: &mut Command) -> &mut Command {
+    let dir = fake_lib_dir();
+    let mut paths = vec![dir.to_path_buf()];
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        paths.extend(std::env::split_paths(&old));
+    }
+    let joined = std::env::join_paths(paths).expect("library paths without ':'");
+    cmd.env("LD_LIBRARY_PATH", joined)
+        .env("NCCLBENCH_NCCL_LIB", dir.join("libnccl.so.2"))
+}
