@@ -214,6 +214,16 @@ fn advance_simple(st: &mut State, id: u64) -> bool {
                     }
                 }
             }
+            Item::Copy { dst, src, len } => {
+                if st.alloc_holding(*dst, *len).is_some() && st.alloc_holding(*src, *len).is_some()
+                {
+                    // SAFETY: both ranges lie in live allocations (checked again here, since
+                    // one may have been freed since the copy was queued); `copy` allows overlap.
+                    unsafe {
+                        std::ptr::copy(*src as usize as *const u8, *dst as usize as *mut u8, *len)
+                    };
+                }
+            }
             Item::Batch(ops) => {
                 if !ops.iter().all(|o| o.done) {
                     return changed;

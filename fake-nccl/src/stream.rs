@@ -17,6 +17,8 @@ pub enum Item {
     Record { event: u64, gen: u64 },
     /// `cuStreamWaitValue32`: blocks the stream until the condition on `*addr` holds.
     WaitValue { addr: u64, value: u32, flags: u32 },
+    /// `cuMemcpyDtoDAsync`: copies `len` bytes when reached (both ranges checked on enqueue).
+    Copy { dst: u64, src: u64, len: usize },
     /// The communication ops one group (or one ungrouped call) put on this stream.
     Batch(Vec<Op>),
 }
@@ -187,6 +189,27 @@ pub unsafe extern "C" fn cuStreamWaitValue32_v2(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         st.enqueue(id, Item::WaitValue { addr, value, flags });
+        progress(&mut st);
+        Ok(())
+    })
+}
+
+/// `cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t, CUstream)`: a copy queued
+/// on the stream, both ranges inside live allocations.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dst: u64,
+    src: u64,
+    len: usize,
+    h: *mut c_void,
+) -> CuResult {
+    cu_guard(|| {
+        let mut st = require_init()?;
+        let id = stream_of_current(&st, h)?;
+        if st.alloc_holding(dst, len).is_none() || st.alloc_holding(src, len).is_none() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        st.enqueue(id, Item::Copy { dst, src, len });
         progress(&mut st);
         Ok(())
     })
