@@ -5,6 +5,7 @@
 //! are checked in [`super::validate`], which turns [`BenchArgs`] into a `RunConfig`. A new
 //! subcommand (`analyze`, `logs`, ...) is one more [`Sub`] variant with its own args struct.
 
+use super::compare::CompareArgs;
 use super::size::{parse_int, parse_size};
 use crate::collective::Collective;
 use crate::dtype::DataType;
@@ -64,6 +65,10 @@ pub(crate) enum Sub {
     /// latency floor, plateau, knee and regimes
     #[command(name = "analyze")]
     Analyze(AnalyzeArgs),
+    /// Compare two sets of result files size by size (noise-aware: a change is called only
+    /// when significant and beyond --threshold); exit 1 when anything got slower
+    #[command(name = "compare")]
+    Compare(CompareArgs),
 }
 
 /// A parsed subcommand, split by kind. One value per process: the size difference between
@@ -75,6 +80,8 @@ pub(crate) enum Request {
     Bench((Collective, BenchArgs)),
     /// `analyze`.
     Analyze(AnalyzeArgs),
+    /// `compare`.
+    Compare(CompareArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -120,6 +127,7 @@ impl Sub {
             Sub::Hypercube(a) => (Collective::Hypercube, a),
             Sub::Gather(a) => (Collective::Gather, a),
             Sub::Analyze(a) => return Request::Analyze(a),
+            Sub::Compare(a) => return Request::Compare(a),
         })
     }
 }

@@ -9,6 +9,7 @@
 //! out-of-range values, and combinations nccl-tests only warns about or loops forever on.
 
 mod args;
+mod compare;
 pub mod size;
 mod validate;
 
@@ -41,6 +42,8 @@ pub enum Command {
     Version(String),
     /// Analyse result files.
     Analyze(AnalyzeConfig),
+    /// Compare two sets of result files.
+    Compare(crate::compare::CompareConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -64,6 +67,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             validate::run_config(collective, bench, given).map(Command::Run)
         }
         Ok(Request::Analyze(a)) => analyze_config(a).map(Command::Analyze),
+        Ok(Request::Compare(a)) => compare::config(a).map(Command::Compare),
         Err(e) => from_clap(e),
     }
 }
