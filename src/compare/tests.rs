@@ -6,7 +6,7 @@
 use super::build;
 use super::model::Comparison;
 use super::side;
-use super::stats::{bh_adjust, verdict, welch_log, Basis, Verdict, ALPHA};
+use super::stats::{bh_adjust, verdict, welch_log, Basis, Verdict};
 use crate::analysis::input::{InputRow, ReadSet, SourceRef};
 use crate::result::Placement;
 
@@ -188,7 +188,6 @@ fn multiple_testing_control_cuts_false_calls_on_pure_noise() {
     assert!(raw >= 8, "raw false calls {raw}");
     assert!(adjusted <= 2, "BH false calls {adjusted} (raw {raw})");
     assert!(adjusted < raw);
-    assert!(ALPHA == 0.05);
 }
 
 fn row(bytes: u64, time_us: f64, cycle: u32, nranks: usize) -> InputRow {
