@@ -7,16 +7,17 @@
 //! is one sample of its size. Per size [`stats`] tests the change (Welch on log time, BH over
 //! the curve's sizes) and calls it only when significant *and* beyond the threshold; per
 //! curve [`build`] compares the analysis' latency floor, plateau and half-performance size
-//! and lists NCCL decision changes; [`setup`] reports unlike setups loudly.
+//! and lists NCCL decision changes; [`headers`] and [`setup`] report unlike setups loudly.
 //!
-//! Flow: [`side`] (read, group) -> [`build`] -> [`model::Comparison`] -> [`text`], [`json`],
-//! [`chart`], [`dir`]. Exit status: 0 no size slower, 1 some size slower (a regression), 2 any
+//! Flow: [`side`] (read, group) -> [`build`] -> [`model::Comparison`] -> `text`, [`json`],
+//! `chart`, `dir`. Exit status: 0 no size slower, 1 some size slower (a regression), 2 any
 //! error (bad arguments, unreadable or empty input, nothing in common, a report that cannot be
 //! written).
 
 pub mod build;
 mod chart;
 mod dir;
+pub mod headers;
 pub mod json;
 pub mod model;
 pub mod setup;
@@ -74,8 +75,8 @@ pub fn compare(cfg: &CompareConfig) -> Result<Comparison, Error> {
     };
     let (sb, sa) = (read("before", &cfg.before)?, read("after", &cfg.after)?);
     let (gb, ga) = (side::group(&sb), side::group(&sa));
-    let before = side::summary(&cfg.before, &sb, setup::gather(&cfg.before));
-    let after = side::summary(&cfg.after, &sa, setup::gather(&cfg.after));
+    let before = side::summary(&cfg.before, &sb, headers::gather(&cfg.before));
+    let after = side::summary(&cfg.after, &sa, headers::gather(&cfg.after));
     Ok(build::compare(
         (&gb, before),
         (&ga, after),

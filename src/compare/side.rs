@@ -2,8 +2,8 @@
 //! positive finite time, the others counted as skipped), and its [`Side`] summary with the
 //! setup the files record.
 
+use super::headers::Facts;
 use super::model::{CurveId, Setup, Side};
-use super::setup::Facts;
 use crate::analysis::input::{InputRow, ReadSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
