@@ -118,6 +118,8 @@ pub fn welch_log(before: &[f64], after: &[f64]) -> Option<Test> {
     }
     let se = se2.sqrt();
     let df = se2 * se2 / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0));
+    // Defensive: should the denominator underflow, the normal limit is exact enough.
+    let df = if df.is_finite() { df } else { 1e7 };
     let q = two_sided_quantile(ALPHA, df);
     Some(Test {
         ratio_gm: d.exp(),
