@@ -41,6 +41,10 @@ pub fn main() -> ExitCode {
             Ok(()) => exit::OK,
             Err(e) => report(&e),
         },
+        Ok(Command::Compare(cfg)) => match crate::compare::run(&cfg) {
+            Ok(code) => code,
+            Err(e) => crate::compare::error_status(report(&e)),
+        },
         Err(e) => report(&e),
     };
     ExitCode::from(code)

@@ -12,6 +12,7 @@ pub mod backend;
 pub mod bootstrap;
 pub mod cli;
 pub mod collective;
+pub mod compare;
 pub mod config;
 pub mod cuda;
 pub mod dtype;

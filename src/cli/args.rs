@@ -5,6 +5,7 @@
 //! are checked in [`super::validate`], which turns [`BenchArgs`] into a `RunConfig`. A new
 //! subcommand (`analyze`, `logs`, ...) is one more [`Sub`] variant with its own args struct.
 
+use super::compare::CompareArgs;
 use super::size::{parse_int, parse_size};
 use crate::collective::Collective;
 use crate::dtype::DataType;
@@ -67,6 +68,10 @@ pub(crate) enum Sub {
     /// What a run would use: NCCL library and version, CUDA driver, GPUs, launcher
     #[command(name = "env")]
     Env(EnvArgs),
+    /// Compare two sets of result files size by size (noise-aware: a change is called only
+    /// when significant and beyond --threshold); exit 1 when anything got slower
+    #[command(name = "compare")]
+    Compare(CompareArgs),
 }
 
 /// `ncclbench env` flags.
@@ -91,6 +96,8 @@ pub(crate) enum Request {
     Analyze(AnalyzeArgs),
     /// `env`.
     Env(EnvArgs),
+    /// `compare`.
+    Compare(CompareArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -137,6 +144,7 @@ impl Sub {
             Sub::Gather(a) => (Collective::Gather, a),
             Sub::Analyze(a) => return Request::Analyze(a),
             Sub::Env(a) => return Request::Env(a),
+            Sub::Compare(a) => return Request::Compare(a),
         })
     }
 }

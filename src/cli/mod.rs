@@ -9,6 +9,7 @@
 //! out-of-range values, and combinations nccl-tests only warns about or loops forever on.
 
 mod args;
+mod compare;
 pub mod size;
 mod validate;
 
@@ -48,6 +49,8 @@ pub enum Command {
         /// `--nccl-lib`.
         nccl_lib: Option<std::path::PathBuf>,
     },
+    /// Compare two sets of result files.
+    Compare(crate::compare::CompareConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -75,6 +78,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             json: a.json,
             nccl_lib: a.nccl_lib,
         }),
+        Ok(Request::Compare(a)) => compare::config(a).map(Command::Compare),
         Err(e) => from_clap(e),
     }
 }

@@ -15,11 +15,11 @@ use crate::error::Error;
 
 mod busbw;
 mod common;
-mod frame;
+pub(crate) mod frame;
 mod model;
 mod png;
-mod scale;
-mod svg;
+pub(crate) mod scale;
+pub(crate) mod svg;
 mod time;
 
 #[cfg(test)]

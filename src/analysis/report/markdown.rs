@@ -80,7 +80,7 @@ pub(crate) fn escape(s: &str) -> String {
 }
 
 /// Appends `t` as a pipe table, number columns right-aligned.
-fn push_table(out: &mut String, t: &Table) {
+pub(crate) fn push_table(out: &mut String, t: &Table) {
     let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
     out.push_str(&row(t.headers.iter().map(|h| escape(h)).collect()));
     let rule = t

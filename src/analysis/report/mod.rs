@@ -14,9 +14,9 @@ use std::str::FromStr;
 mod dir;
 mod html;
 pub mod json;
-mod markdown;
-mod table;
-mod text;
+pub(crate) mod markdown;
+pub(crate) mod table;
+pub(crate) mod text;
 pub(crate) mod units;
 
 #[cfg(test)]

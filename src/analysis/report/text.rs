@@ -48,7 +48,7 @@ pub(crate) fn render(analysis: &Analysis) -> String {
 
 /// Input text on one terminal line: control characters (newlines, escapes) become spaces, so
 /// a hostile file cannot move the cursor or forge table lines.
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
@@ -56,7 +56,7 @@ fn one_line(s: &str) -> String {
 
 /// Appends `t` with every column padded to its widest cell, two spaces apart, no trailing
 /// blanks, each line starting with `indent`.
-fn push_table(out: &mut String, t: &Table, indent: &str) {
+pub(crate) fn push_table(out: &mut String, t: &Table, indent: &str) {
     let cells: Vec<Vec<String>> = t
         .rows
         .iter()
