@@ -239,10 +239,14 @@ impl<'a> Runner<'a> {
             Error::Timeout { seconds, what } => Error::Timeout {
                 seconds: self.cfg.timeout.map_or(seconds, |t| t.as_secs()),
                 what: format!(
-                    "{} {} {} {} B {} ({phase}){}{what}",
+                    "{} {} {}{} B {} ({phase}){}{what}",
                     self.plan.collective,
                     sweep.dtype,
-                    sweep.op,
+                    if self.plan.collective.iterates_ops() {
+                        format!("{} ", sweep.op)
+                    } else {
+                        String::new()
+                    },
                     shape.bytes,
                     placement.name(),
                     if what.is_empty() { "" } else { ": " },
