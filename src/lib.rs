@@ -16,6 +16,7 @@ pub mod config;
 pub mod cuda;
 pub mod dtype;
 pub mod error;
+pub mod logs;
 pub mod numeric;
 pub mod op;
 pub mod output;

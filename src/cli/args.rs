@@ -64,6 +64,10 @@ pub(crate) enum Sub {
     /// latency floor, plateau, knee and regimes
     #[command(name = "analyze")]
     Analyze(AnalyzeArgs),
+    /// Read NCCL debug logs (NCCL_DEBUG=INFO): version, env, interfaces, transports,
+    /// decisions per size, tuning tables, and rule-based findings
+    #[command(name = "logs")]
+    Logs(LogsArgs),
 }
 
 /// A parsed subcommand, split by kind. One value per process: the size difference between
@@ -75,6 +79,8 @@ pub(crate) enum Request {
     Bench((Collective, BenchArgs)),
     /// `analyze`.
     Analyze(AnalyzeArgs),
+    /// `logs`.
+    Logs(LogsArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -105,6 +111,20 @@ pub(crate) struct AnalyzeArgs {
     pub format: FormatArg,
 }
 
+/// Flags of `ncclbench logs`.
+#[derive(Debug, Args)]
+pub(crate) struct LogsArgs {
+    /// NCCL debug logs (stdout captures or NCCL_DEBUG_FILE files); `-` reads stdin
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print the JSON document (schema ncclbench-logs/1) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Replace hostnames, IPs, PIDs, pointers, bus ids and user names in all output
+    #[arg(long)]
+    pub redact: bool,
+}
+
 impl Sub {
     /// What the subcommand asks for: a benchmark of a collective, or a tool.
     pub fn into_request(self) -> Request {
@@ -120,6 +140,7 @@ impl Sub {
             Sub::Hypercube(a) => (Collective::Hypercube, a),
             Sub::Gather(a) => (Collective::Gather, a),
             Sub::Analyze(a) => return Request::Analyze(a),
+            Sub::Logs(a) => return Request::Logs(a),
         })
     }
 }

@@ -41,6 +41,8 @@ pub enum Command {
     Version(String),
     /// Analyse result files.
     Analyze(AnalyzeConfig),
+    /// Read NCCL debug logs.
+    Logs(crate::logs::command::LogsConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -64,6 +66,11 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             validate::run_config(collective, bench, given).map(Command::Run)
         }
         Ok(Request::Analyze(a)) => analyze_config(a).map(Command::Analyze),
+        Ok(Request::Logs(a)) => Ok(Command::Logs(crate::logs::command::LogsConfig {
+            files: a.files,
+            json: a.json,
+            redact: a.redact,
+        })),
         Err(e) => from_clap(e),
     }
 }

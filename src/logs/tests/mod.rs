@@ -1,0 +1,1 @@
+//! Tests of the log parser on synthetic and real logs.
