@@ -33,7 +33,7 @@ struct CommRef {
 /// What one logging thread is in the middle of.
 #[derive(Debug, Default)]
 struct ThreadState {
-    colls: Vec<CollCall>,
+    colls: Vec<(CollCall, Option<u32>)>,
     next: usize,
     algos: Vec<Algo>,
     init_comm: Option<u64>,
@@ -86,12 +86,12 @@ impl LineParser {
         self.line += 1;
         let finder = std::mem::take(&mut self.finder);
         let mut found = false;
-        let any = finder.each(bytes, |p| {
+        finder.each(bytes, |p| {
             found = true;
             self.message(p, f);
         });
         self.finder = finder;
-        if !found && any {
+        if !found {
             if let Some(at) = memchr::memmem::find(bytes, b"NCCL version ") {
                 // Up to 2.21 rank 0 prints the version bare, without a prefix.
                 let event = topo::parse(&bytes[at..]);
@@ -192,9 +192,9 @@ impl LineParser {
             Some(PerCall::Coll(c)) => {
                 let t = self.threads.entry(key).or_default();
                 if t.colls.len() < RECENT_COLLS {
-                    t.colls.push(c);
+                    t.colls.push((c, p.dev));
                 } else {
-                    t.colls[t.next] = c;
+                    t.colls[t.next] = (c, p.dev);
                 }
                 t.next = (t.next + 1) % RECENT_COLLS;
                 origin.comm = Some(c.comm);
@@ -307,18 +307,21 @@ impl LineParser {
     fn decision(&mut self, key: ThreadKey, t: TuningLine, origin: &mut Origin) -> Event {
         let (h, pid, _) = key;
         let comms = &self.comms;
+        // The COLL line this decision follows: same function, then preferably the same
+        // device (one process may drive several GPUs), else a comm where this is rank 0.
+        let dev = origin.dev;
         let coll = self.threads.get(&key).and_then(|ts| {
             let newest_first = (0..ts.colls.len())
                 .map(|k| (ts.next + RECENT_COLLS - 1 - k) % RECENT_COLLS)
-                .filter_map(|i| ts.colls.get(i));
-            let fits = |c: &&CollCall| t.func.is_none_or(|f| f == c.func);
-            let rank0 = |c: &&CollCall| comms.get(&(h, pid, c.comm)).is_some_and(|r| r.rank == 0);
+                .filter_map(|i| ts.colls.get(i))
+                .filter(|(c, _)| t.func.is_none_or(|f| f == c.func));
+            let rank0 = |c: &CollCall| comms.get(&(h, pid, c.comm)).is_some_and(|r| r.rank == 0);
             newest_first
                 .clone()
-                .filter(fits)
-                .find(rank0)
-                .or_else(|| newest_first.clone().find(fits))
-                .copied()
+                .find(|(_, d)| dev.is_some() && *d == dev)
+                .or_else(|| newest_first.clone().find(|(c, _)| rank0(c)))
+                .or_else(|| newest_first.clone().next())
+                .map(|(c, _)| *c)
         });
         let comm = coll.and_then(|c| self.comms.get(&(h, pid, c.comm)).copied());
         let algo = match t.algo {

@@ -212,10 +212,19 @@ pub fn number(s: &[u8]) -> Option<u32> {
     u32::try_from(v).ok()
 }
 
+/// Drops trailing CR/LF and a launcher tag (`[1,0]<stdout>:`) glued before the next prefix.
 fn trim_cr(s: &[u8]) -> &[u8] {
     let mut s = s;
     while let [rest @ .., b'\r' | b'\n'] = s {
         s = rest;
+    }
+    if s.ends_with(b">:") {
+        if let Some(open) = memchr::memrchr(b'[', s) {
+            let tag = &s[open..];
+            if tag.ends_with(b"]<stdout>:") || tag.ends_with(b"]<stderr>:") {
+                s = &s[..open];
+            }
+        }
     }
     s
 }
@@ -275,6 +284,8 @@ fn glued_lines_split_into_their_messages() {
         ("b", "Connected all rings")
     );
     // Table cells with a prefix glued inside: the number before the host is not the host.
+    let got = all("[1,0]<stdout>:a:1:1 [0] NCCL INFO m1[1,1]<stdout>:b:2:2 [0] NCCL INFO m2");
+    assert_eq!((got[0].6.as_str(), got[1].6.as_str()), ("m1", "m2"));
     let got = all("    12.3  45.6 host7:9:9 [2] NCCL INFO x");
     assert_eq!(got[0].0, "host7");
 }

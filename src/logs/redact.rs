@@ -212,6 +212,17 @@ impl Redactor {
                 }
             }
         }
+        for key in [&b"GPU "[..], b"HCA "] {
+            if let Some(after) = rest.strip_prefix(key) {
+                let m = after.iter().take_while(|c| c.is_ascii_hexdigit()).count();
+                if m >= 4 && !after.get(m).is_some_and(|&c| is_host_byte(c)) {
+                    return Some((
+                        key.len() + m,
+                        format!("{}<bus>", String::from_utf8_lossy(key)),
+                    ));
+                }
+            }
+        }
         for home in [&b"/home/"[..], b"/Users/"] {
             if rest.starts_with(home) {
                 let m = rest[home.len()..]
@@ -298,7 +309,7 @@ fn redaction_hides_names_addresses_and_numbers_but_keeps_shape() {
         pids: [(48213u64, 1usize)].into_iter().collect(),
         comm_ids: [0xabcdefu64].into_iter().collect(),
     };
-    let got = r.text("gpu-node-17:48213:48299 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0> comm 0x55b6aa64a990 commId 0xabcdef pid 48213 RAS ::1<28028> fe80::1 busId 1b000 /home/alice/x pciPath=/sys/devices/pci0000:4a/0000:4a:02.0/x");
+    let got = r.text("gpu-node-17:48213:48299 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0> comm 0x55b6aa64a990 commId 0xabcdef pid 48213 RAS ::1<28028> fe80::1 busId 1b000 /home/alice/x GPU 18000 / HCA 1b000 pciPath=/sys/devices/pci0000:4a/0000:4a:02.0/x");
     for leak in [
         "gpu-node-17",
         "48213",

@@ -23,7 +23,9 @@ pub fn render(rep: &Report<'_>) -> String {
         s.decision_count()
     );
     for (name, h) in &s.hosts {
-        host(&mut o, rep, name, h);
+        if !name.is_empty() || s.hosts.len() == 1 {
+            host(&mut o, rep, name, h);
+        }
     }
     for (k, c) in &s.comms {
         comm(&mut o, rep, k, c);
