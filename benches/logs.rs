@@ -19,7 +19,7 @@ fn write_log(path: &Path, mib: u64) -> u64 {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path).unwrap());
     let target = mib << 20;
     let mut written = 0u64;
-    let mut line = |w: &mut BufWriter<std::fs::File>, s: &str| {
+    let line = |w: &mut BufWriter<std::fs::File>, s: &str| {
         w.write_all(s.as_bytes()).unwrap();
         w.write_all(b"\n").unwrap();
         s.len() as u64 + 1

@@ -229,8 +229,12 @@ fn trim_cr(s: &[u8]) -> &[u8] {
     s
 }
 
+/// (host, pid, tid, dev, level, source, message) of each prefixed message.
 #[cfg(test)]
-fn all(line: &str) -> Vec<(String, u32, u32, Option<u32>, Level, String, String)> {
+type Found = (String, u32, u32, Option<u32>, Level, String, String);
+
+#[cfg(test)]
+fn all(line: &str) -> Vec<Found> {
     let mut v = Vec::new();
     Finder::default().each(line.as_bytes(), |p| {
         v.push((

@@ -98,13 +98,10 @@ fn version(rest: &[u8]) -> Event {
 fn env(msg: &[u8]) -> Option<Event> {
     let mut c = Cursor::new(msg);
     let name = c.ident();
-    let value = if c.lit(b" set by environment to ").is_some() {
-        c.rest()
-    } else if c.lit(b" set to ").is_some() {
-        c.rest()
-    } else {
-        return None;
-    };
+    if c.lit(b" set by environment to ").is_none() {
+        c.lit(b" set to ")?;
+    }
+    let value = c.rest();
     let value = value.trim_ascii_end();
     // Integer parameters end with a period (`%lld.`); string ones do not.
     let value = match value.strip_suffix(b".") {

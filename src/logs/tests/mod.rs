@@ -9,7 +9,9 @@ use std::io::BufReader;
 use std::path::Path;
 
 fn sample(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/logs").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/logs")
+        .join(name);
     std::fs::read(p).unwrap()
 }
 
@@ -35,14 +37,32 @@ fn decisions_carry_comm_rank_and_process_in_file_order() {
     assert_eq!(ds.len(), 6);
     let d = ds[0];
     assert_eq!(d.collective, Some(Func::AllReduce));
-    assert_eq!((d.bytes, d.algo, d.proto), (8388608, Some(Algo::Ring), Some(Proto::Simple)));
+    assert_eq!(
+        (d.bytes, d.algo, d.proto),
+        (8388608, Some(Algo::Ring), Some(Proto::Simple))
+    );
     assert_eq!((d.channels_lo, d.channels_hi), (Some(0), Some(23)));
-    assert_eq!((d.comm, d.comm_id), (Some(0x55aa00000010), Some(0x54fe282d32a87d85)));
-    assert_eq!((d.rank, d.nranks, d.count, d.op_count), (Some(0), Some(2), Some(2097152), Some(0)));
-    assert_eq!((&*d.origin.host, d.origin.pid, d.origin.line), ("dgx-b7", 88123, 13));
+    assert_eq!(
+        (d.comm, d.comm_id),
+        (Some(0x55aa00000010), Some(0x54fe282d32a87d85))
+    );
+    assert_eq!(
+        (d.rank, d.nranks, d.count, d.op_count),
+        (Some(0), Some(2), Some(2097152), Some(0))
+    );
+    assert_eq!(
+        (&*d.origin.host, d.origin.pid, d.origin.line),
+        ("dgx-b7", 88123, 13)
+    );
     // The symmetric lines are printed by both ranks: each goes to its own rank.
-    let sym: Vec<_> = ds.iter().filter(|d| d.path == DecisionPath::Symmetric).collect();
-    assert_eq!(sym.iter().map(|d| d.rank).collect::<Vec<_>>(), [Some(0), Some(1)]);
+    let sym: Vec<_> = ds
+        .iter()
+        .filter(|d| d.path == DecisionPath::Symmetric)
+        .collect();
+    assert_eq!(
+        sym.iter().map(|d| d.rank).collect::<Vec<_>>(),
+        [Some(0), Some(1)]
+    );
     assert!(ds.windows(2).all(|w| w[0].origin.line < w[1].origin.line));
 }
 
@@ -89,7 +109,14 @@ fn every_cut_of_every_sample_parses_without_panic() {
     ] {
         let text = sample(name);
         for cut in 0..text.len() {
-            let s = parse_reader(&text[..cut], name, &ParseOptions { keep_decisions: true }).unwrap();
+            let s = parse_reader(
+                &text[..cut],
+                name,
+                &ParseOptions {
+                    keep_decisions: true,
+                },
+            )
+            .unwrap();
             let _ = super::findings::findings(&s);
         }
     }
@@ -118,10 +145,24 @@ fn hostile_bytes_never_panic_and_reports_render() {
                 _ => t.insert(i, b"\xff\x00 NCCL INFO "[(next() % 12) as usize]),
             }
         }
-        let s = parse_reader(&t[..], "fuzz", &ParseOptions { keep_decisions: true }).unwrap();
+        let s = parse_reader(
+            &t[..],
+            "fuzz",
+            &ParseOptions {
+                keep_decisions: true,
+            },
+        )
+        .unwrap();
         let f = super::findings::findings(&s);
-        for redact in [super::redact::Redactor::none(), super::redact::Redactor::new(&s)] {
-            let rep = super::report::Report { summary: &s, findings: &f, redact: &redact };
+        for redact in [
+            super::redact::Redactor::none(),
+            super::redact::Redactor::new(&s),
+        ] {
+            let rep = super::report::Report {
+                summary: &s,
+                findings: &f,
+                redact: &redact,
+            };
             let _ = super::report::text::render(&rep);
             let json = super::report::json::render(&rep);
             serde_json::from_str::<serde_json::Value>(&json).unwrap();
@@ -134,8 +175,15 @@ fn over_long_lines_are_cut_and_counted() {
     let mut text = b"h:1:1 [0] NCCL INFO NCCL version 2.27.7+cuda12.9\n".to_vec();
     text.extend(std::iter::repeat_n(b'x', super::MAX_LINE + 10));
     text.extend(b"\nh:1:1 [0] NCCL INFO Using network IB\n");
-    let s = parse_reader(BufReader::with_capacity(4096, &text[..]), "long", &ParseOptions::default()).unwrap();
+    let s = parse_reader(
+        BufReader::with_capacity(4096, &text[..]),
+        "long",
+        &ParseOptions::default(),
+    )
+    .unwrap();
     assert_eq!(s.files[0].lines, 3);
-    assert!(s.files[0].warnings.contains_key(&super::warnings::WarningKind::OverlongLine));
+    assert!(s.files[0]
+        .warnings
+        .contains_key(&super::warnings::WarningKind::OverlongLine));
     assert!(s.hosts["h"].networks.contains_key("IB"));
 }
