@@ -3,6 +3,7 @@
 //! host; names, communicator keys and sorting are resolved once per file in [`Collector::end_file`].
 
 use super::event::{Decision, Event, Record, Transport};
+use super::fxhash::FxMap;
 use super::names::Func;
 use super::parser::LineParser;
 use super::summary::{
@@ -30,10 +31,10 @@ type DecKey = (
 /// Per-file tallies keyed by interned host address (stable while the file's parser lives).
 #[derive(Default)]
 struct FileTally {
-    hosts: HashMap<usize, Arc<str>>,
-    colls: HashMap<(usize, u32, u64, Func), u64>,
-    decisions: HashMap<DecKey, (u64, Option<f64>, u64)>,
-    open_tables: HashMap<(usize, u32, u32), usize>,
+    hosts: FxMap<usize, Arc<str>>,
+    colls: FxMap<(usize, u32, u64, Func), u64>,
+    decisions: FxMap<DecKey, (u64, Option<f64>, u64)>,
+    open_tables: FxMap<(usize, u32, u32), usize>,
 }
 
 /// Accumulates records of one or more files.

@@ -23,6 +23,7 @@ pub mod command;
 mod decision;
 pub mod event;
 pub mod findings;
+mod fxhash;
 pub mod names;
 mod parser;
 mod prefix;

@@ -11,12 +11,12 @@
 
 use super::decision::{self, AlgoField, PerCall, TuningLine};
 use super::event::{CollCall, CommInit, Decision, Event, ModelCell, Origin, Phase, Record};
+use super::fxhash::FxMap;
 use super::names::{Algo, NcclVersion, Proto};
 use super::prefix::{Finder, Level, Prefixed};
 use super::table::{self, Row};
 use super::topo;
 use super::warnings::{ParseWarnings, WarningKind};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// COLL lines remembered per thread for matching TUNING lines.
@@ -46,13 +46,13 @@ type ThreadKey = (u32, u32, u32);
 pub struct LineParser {
     finder: Finder,
     hosts: Vec<Arc<str>>,
-    host_index: HashMap<Box<[u8]>, u32>,
+    host_index: FxMap<Box<[u8]>, u32>,
     last_host: (Vec<u8>, u32),
     has_last_host: bool,
-    threads: HashMap<ThreadKey, ThreadState>,
-    comms: HashMap<(u32, u32, u64), CommRef>,
-    dev_comm: HashMap<(u32, u32, u32), u64>,
-    versions: HashMap<(u32, u32), NcclVersion>,
+    threads: FxMap<ThreadKey, ThreadState>,
+    comms: FxMap<(u32, u32, u64), CommRef>,
+    dev_comm: FxMap<(u32, u32, u32), u64>,
+    versions: FxMap<(u32, u32), NcclVersion>,
     bare_version: Option<NcclVersion>,
     line: u64,
     warnings: ParseWarnings,
