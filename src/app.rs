@@ -45,6 +45,10 @@ pub fn main() -> ExitCode {
             Ok(code) => code,
             Err(e) => crate::compare::error_status(report(&e)),
         },
+        Ok(Command::Logs(cfg)) => match crate::logs::command::run(&cfg) {
+            Ok(code) => code,
+            Err(e) => report(&e),
+        },
         Err(e) => report(&e),
     };
     ExitCode::from(code)

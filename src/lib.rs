@@ -19,6 +19,7 @@ pub mod dtype;
 pub mod environment;
 pub mod error;
 pub mod launcher;
+pub mod logs;
 pub mod numeric;
 pub mod op;
 pub mod output;

@@ -72,6 +72,10 @@ pub(crate) enum Sub {
     /// when significant and beyond --threshold); exit 1 when anything got slower
     #[command(name = "compare")]
     Compare(CompareArgs),
+    /// Read NCCL debug logs (NCCL_DEBUG=INFO): version, env, interfaces, transports,
+    /// decisions per size, tuning tables, and rule-based findings
+    #[command(name = "logs")]
+    Logs(LogsArgs),
 }
 
 /// `ncclbench env` flags.
@@ -98,6 +102,8 @@ pub(crate) enum Request {
     Env(EnvArgs),
     /// `compare`.
     Compare(CompareArgs),
+    /// `logs`.
+    Logs(LogsArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -128,6 +134,20 @@ pub(crate) struct AnalyzeArgs {
     pub format: FormatArg,
 }
 
+/// Flags of `ncclbench logs`.
+#[derive(Debug, Args)]
+pub(crate) struct LogsArgs {
+    /// NCCL debug logs (stdout captures or NCCL_DEBUG_FILE files); `-` reads stdin
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print the JSON document (schema ncclbench-logs/1) instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Replace hostnames, IPs, PIDs, pointers, bus ids and user names in all output
+    #[arg(long)]
+    pub redact: bool,
+}
+
 impl Sub {
     /// What the subcommand asks for: a benchmark of a collective, or a tool.
     pub fn into_request(self) -> Request {
@@ -145,6 +165,7 @@ impl Sub {
             Sub::Analyze(a) => return Request::Analyze(a),
             Sub::Env(a) => return Request::Env(a),
             Sub::Compare(a) => return Request::Compare(a),
+            Sub::Logs(a) => return Request::Logs(a),
         })
     }
 }

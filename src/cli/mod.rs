@@ -51,6 +51,8 @@ pub enum Command {
     },
     /// Compare two sets of result files.
     Compare(crate::compare::CompareConfig),
+    /// Read NCCL debug logs.
+    Logs(crate::logs::command::LogsConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -79,6 +81,11 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             nccl_lib: a.nccl_lib,
         }),
         Ok(Request::Compare(a)) => compare::config(a).map(Command::Compare),
+        Ok(Request::Logs(a)) => Ok(Command::Logs(crate::logs::command::LogsConfig {
+            files: a.files,
+            json: a.json,
+            redact: a.redact,
+        })),
         Err(e) => from_clap(e),
     }
 }

@@ -1,0 +1,197 @@
+//! NCCL debug logs (`NCCL_DEBUG=INFO`, any subsystems, NCCL 2.18 through 2.30): what the
+//! library says about itself, parsed as a byte stream.
+//!
+//! Two levels of API:
+//!
+//! * **Per line** ([`LineParser`]): physical lines in, typed [`Record`]s out, in file order,
+//!   each with its [`Origin`] (line, host, pid, tid, device, communicator pointer). A
+//!   [`Decision`] (one per-call TUNING line) carries the collective, bytes, algorithm,
+//!   protocol, channel range, model time where the format has it, and the communicator, rank
+//!   and process it belongs to. A joiner walks these per (host, pid, comm) in order.
+//! * **Per file set** ([`parse_reader`], [`parse_files`]): a [`LogSummary`] with the facts per
+//!   host and communicator, decisions counted per (communicator, collective, bytes), the
+//!   tuning-model tables, WARN lines by kind and counted parse warnings; [`findings`] turns
+//!   it into rule-based findings; [`report`] renders text or JSON (`ncclbench-logs/1`), with
+//!   optional [`redact`]ion.
+//!
+//! Lines from many processes may interleave or glue together, sit inside benchmark output,
+//! carry launcher tags or CRLF, or be cut off: prefixes are found anywhere in a line and what
+//! cannot be read is counted ([`warnings`]), never a panic.
+
+mod collect;
+pub mod command;
+mod decision;
+pub mod event;
+pub mod findings;
+mod fxhash;
+pub mod names;
+mod parser;
+mod prefix;
+pub mod redact;
+pub mod report;
+mod scan;
+pub mod summary;
+mod table;
+mod topo;
+pub mod warnings;
+
+#[cfg(test)]
+mod tests;
+
+pub use collect::Collector;
+pub use event::{
+    CollCall, CommInit, Connection, Decision, DecisionPath, Event, Origin, Record, Transport,
+};
+pub use names::{Algo, Func, NcclVersion, Proto};
+pub use parser::LineParser;
+pub use summary::LogSummary;
+
+use std::io::{self, BufRead};
+use std::path::Path;
+use warnings::WarningKind;
+
+/// Lines longer than this are cut (their rest is skipped): NCCL itself cuts at 1024 bytes up
+/// to 2.28, so only garbage or a binary file gets here.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// How to parse.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Keep every decision in file order in [`LogSummary::decision_log`] (for joiners).
+    pub keep_decisions: bool,
+}
+
+/// Errors reading a log.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The input could not be read.
+    #[error("{file}: {source}")]
+    Read {
+        /// File label.
+        file: String,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+/// Calls `f` with each physical line of `reader` (without `\n`) and whether it was the last
+/// one and lacked its newline. Lines over [`MAX_LINE`] are cut, and `f` is told so.
+pub fn for_each_line<R: BufRead>(
+    mut reader: R,
+    mut f: impl FnMut(&[u8], LineEnd),
+) -> io::Result<()> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut overlong = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            if !carry.is_empty() || overlong {
+                f(&carry, LineEnd::Missing { overlong });
+            }
+            return Ok(());
+        }
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', buf) {
+            if carry.is_empty() && !overlong {
+                f(&buf[start..nl], LineEnd::Newline);
+            } else {
+                let room = MAX_LINE.saturating_sub(carry.len());
+                carry.extend_from_slice(&buf[start..nl][..(nl - start).min(room)]);
+                let cut = overlong || nl - start > room;
+                f(&carry, if cut { LineEnd::Cut } else { LineEnd::Newline });
+                carry.clear();
+                overlong = false;
+            }
+            start = nl + 1;
+        }
+        let rest = &buf[start..];
+        let room = MAX_LINE.saturating_sub(carry.len());
+        carry.extend_from_slice(&rest[..rest.len().min(room)]);
+        overlong |= rest.len() > room;
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+/// How a physical line ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnd {
+    /// With `\n`.
+    Newline,
+    /// With `\n`, but longer than [`MAX_LINE`] and cut.
+    Cut,
+    /// At the end of input without `\n` (possibly cut as well).
+    Missing {
+        /// Whether it was also cut.
+        overlong: bool,
+    },
+}
+
+/// Parses one input into a summary. `file` labels evidence lines.
+pub fn parse_reader<R: BufRead>(
+    reader: R,
+    file: &str,
+    opts: &ParseOptions,
+) -> Result<LogSummary, LogError> {
+    let mut c = Collector::new(opts);
+    add_reader(&mut c, reader, file)?;
+    Ok(c.finish())
+}
+
+/// Parses one more input into `collector`.
+pub fn add_reader<R: BufRead>(
+    collector: &mut Collector,
+    reader: R,
+    file: &str,
+) -> Result<(), LogError> {
+    let mut parser = LineParser::new();
+    collector.begin_file(file);
+    for_each_line(reader, |line, end| {
+        let mut sink = |rec: Record| collector.record(rec, line);
+        if parser.line(line, &mut sink) {
+            collector.nccl_line();
+        }
+        match end {
+            LineEnd::Newline => {}
+            LineEnd::Cut => parser.warn(WarningKind::OverlongLine, parser.lines()),
+            LineEnd::Missing { overlong } => {
+                parser.warn(WarningKind::TruncatedLastLine, parser.lines());
+                if overlong {
+                    parser.warn(WarningKind::OverlongLine, parser.lines());
+                }
+            }
+        }
+    })
+    .map_err(|source| LogError::Read {
+        file: file.to_string(),
+        source,
+    })?;
+    collector.end_file(&parser);
+    Ok(())
+}
+
+/// Parses files (`-` is stdin) into one summary; each file is labelled with its path.
+pub fn parse_files(
+    paths: &[impl AsRef<Path>],
+    opts: &ParseOptions,
+) -> Result<LogSummary, LogError> {
+    let mut c = Collector::new(opts);
+    for p in paths {
+        let p = p.as_ref();
+        let label = p.display().to_string();
+        if label == "-" {
+            add_reader(&mut c, io::stdin().lock(), "<stdin>")?;
+            continue;
+        }
+        let file = std::fs::File::open(p).map_err(|source| LogError::Read {
+            file: label.clone(),
+            source,
+        })?;
+        add_reader(&mut c, io::BufReader::with_capacity(1 << 20, file), &label)?;
+    }
+    Ok(c.finish())
+}

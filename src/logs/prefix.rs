@@ -1,0 +1,311 @@
+//! Finding NCCL's line prefix anywhere in a physical line (nccl-logs.md sections 1.1 and 9.1).
+//!
+//! Every rank writes to the same stdout without a lock, so one physical line can hold the tail
+//! of one message glued to a whole other one, and launchers put their own tags in front
+//! (`[1,0]<stdout>:`, ` 0: `, `Thu Jul 18 ...<stdout>:`). Rather than strip every launcher
+//! format, the search is unanchored: each ` NCCL INFO ` / ` NCCL WARN ` / ` NCCL TRACE ` /
+//! ` NCCL CALL ` marker is located with one substring search and the `host:pid:tid [dev]`
+//! fields are read backwards from it. A message runs to the start of the next prefix or the
+//! end of the line. Nothing here allocates.
+
+use memchr::memmem;
+
+/// The level word after `NCCL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// `INFO`.
+    Info,
+    /// `WARN` (carries the source `file:line`).
+    Warn,
+    /// `TRACE` (TRACE builds only).
+    Trace,
+    /// `CALL`.
+    Call,
+}
+
+/// One prefixed message found in a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prefixed<'a> {
+    /// Hostname (cut at the first `.` by NCCL).
+    pub host: &'a [u8],
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// `[cudaDev]`, absent on CALL lines.
+    pub dev: Option<u32>,
+    /// The level.
+    pub level: Level,
+    /// `file.cc:123` of a WARN or TRACE line (empty otherwise).
+    pub source: &'a [u8],
+    /// The message after the prefix, without trailing CR.
+    pub msg: &'a [u8],
+}
+
+/// Substring searches built once per parser.
+pub struct Finder {
+    marker: memmem::Finder<'static>,
+}
+
+impl Default for Finder {
+    fn default() -> Self {
+        Finder {
+            marker: memmem::Finder::new(b" NCCL "),
+        }
+    }
+}
+
+/// A marker found: where its prefix starts, and where its message starts.
+struct Hit<'a> {
+    start: usize,
+    msg_start: usize,
+    fields: Prefixed<'a>,
+}
+
+impl Finder {
+    /// Calls `f` for each prefixed message in `line`, in order. Returns whether `line`
+    /// contains `NCCL` at all (cheap test for lines of other programs).
+    pub fn each<'a>(&self, line: &'a [u8], mut f: impl FnMut(Prefixed<'a>)) -> bool {
+        let mut pending: Option<Hit<'a>> = None;
+        let mut any = false;
+        for pos in self.marker.find_iter(line) {
+            any = true;
+            let Some(hit) = hit_at(line, pos) else {
+                continue;
+            };
+            if let Some(mut prev) = pending.take() {
+                if hit.start >= prev.msg_start {
+                    prev.fields.msg = trim_cr(&line[prev.msg_start..hit.start]);
+                    f(prev.fields);
+                } else {
+                    // A marker inside the previous prefix: keep the outer one's fields.
+                    pending = Some(prev);
+                    continue;
+                }
+            }
+            pending = Some(hit);
+        }
+        if let Some(mut last) = pending {
+            last.fields.msg = trim_cr(&line[last.msg_start..]);
+            f(last.fields);
+        }
+        any
+    }
+}
+
+/// Reads the prefix that ends at the ` NCCL ` marker at `pos`.
+fn hit_at(line: &[u8], pos: usize) -> Option<Hit<'_>> {
+    let after = &line[pos + 6..];
+    let (level, word) = if after.starts_with(b"INFO ") {
+        (Level::Info, 5)
+    } else if after.starts_with(b"WARN ") {
+        (Level::Warn, 5)
+    } else if after.starts_with(b"TRACE ") {
+        (Level::Trace, 6)
+    } else if after.starts_with(b"CALL ") {
+        (Level::Call, 5)
+    } else {
+        return None;
+    };
+    let msg_start = pos + 6 + word;
+    let mut end = pos; // exclusive end of the token being read backwards
+    let mut source: &[u8] = &[];
+    if level == Level::Warn || level == Level::Trace {
+        // `file.cc:123` (2.30 WARN may add ` (function)` after it; TRACE has `%f func:line`).
+        let (mut s, mut e) = token_before(line, end)?;
+        if line[s] == b'(' && level == Level::Warn {
+            (s, e) = token_before(line, s.checked_sub(1)?)?;
+        }
+        source = &line[s..e];
+        end = s.checked_sub(1)?;
+        if level == Level::Trace {
+            let (s, _) = token_before(line, end)?;
+            end = s.checked_sub(1)?;
+        }
+    }
+    let mut dev = None;
+    if level != Level::Call {
+        let (s, e) = token_before(line, end)?;
+        let tok = &line[s..e];
+        if tok.len() < 3 || tok[0] != b'[' || tok[tok.len() - 1] != b']' {
+            return None;
+        }
+        dev = Some(number(&tok[1..tok.len() - 1])?);
+        end = s.checked_sub(1)?;
+    }
+    if line.get(end) != Some(&b' ') && level != Level::Call {
+        return None;
+    }
+    let (host_start, host, pid, tid) = host_pid_tid(line, end)?;
+    Some(Hit {
+        start: host_start,
+        msg_start,
+        fields: Prefixed {
+            host,
+            pid,
+            tid,
+            dev,
+            level,
+            source,
+            msg: &[],
+        },
+    })
+}
+
+/// The space-free token ending just before `end` (which holds a space or is the marker).
+fn token_before(line: &[u8], end: usize) -> Option<(usize, usize)> {
+    let head = line.get(..end)?;
+    let start = memchr::memrchr(b' ', head).map_or(0, |i| i + 1);
+    (start < end).then_some((start, end))
+}
+
+/// Reads `host:pid:tid` ending just before `end`; the host is the longest run of characters
+/// NCCL can print in a (cut) hostname, so launcher tags glued in front are left out.
+fn host_pid_tid(line: &[u8], end: usize) -> Option<(usize, &[u8], u32, u32)> {
+    let head = line.get(..end)?;
+    let (tid, rest) = digits_back(head)?;
+    let rest = rest.strip_suffix(b":")?;
+    let (pid, rest) = digits_back(rest)?;
+    let rest = rest.strip_suffix(b":")?;
+    let host_start = rest
+        .iter()
+        .rposition(|&b| !is_host_byte(b))
+        .map_or(0, |i| i + 1);
+    // A hostname does not start with '-' (a table row's `-1` glued in front does).
+    let host_start = host_start
+        + rest[host_start..]
+            .iter()
+            .take_while(|&&b| b == b'-')
+            .count();
+    let host = &rest[host_start..];
+    if host.is_empty() {
+        return None;
+    }
+    Some((host_start, host, pid, tid))
+}
+
+fn is_host_byte(b: u8) -> bool {
+    !(b.is_ascii_whitespace() || matches!(b, b':' | b'[' | b']' | b'.' | b'<' | b'>' | b'/' | 0))
+}
+
+/// The decimal number at the end of `s` and what precedes it.
+fn digits_back(s: &[u8]) -> Option<(u32, &[u8])> {
+    let start = s
+        .iter()
+        .rposition(|b| !b.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    Some((number(&s[start..])?, &s[..start]))
+}
+
+/// A whole decimal `u32` (1-10 digits, no sign, no overflow).
+pub fn number(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 10 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(b - b'0');
+    }
+    u32::try_from(v).ok()
+}
+
+/// Drops trailing CR/LF and a launcher tag (`[1,0]<stdout>:`) glued before the next prefix.
+fn trim_cr(s: &[u8]) -> &[u8] {
+    let mut s = s;
+    while let [rest @ .., b'\r' | b'\n'] = s {
+        s = rest;
+    }
+    if s.ends_with(b">:") {
+        if let Some(open) = memchr::memrchr(b'[', s) {
+            let tag = &s[open..];
+            if tag.ends_with(b"]<stdout>:") || tag.ends_with(b"]<stderr>:") {
+                s = &s[..open];
+            }
+        }
+    }
+    s
+}
+
+/// (host, pid, tid, dev, level, source, message) of each prefixed message.
+#[cfg(test)]
+type Found = (String, u32, u32, Option<u32>, Level, String, String);
+
+#[cfg(test)]
+fn all(line: &str) -> Vec<Found> {
+    let mut v = Vec::new();
+    Finder::default().each(line.as_bytes(), |p| {
+        v.push((
+            String::from_utf8_lossy(p.host).into_owned(),
+            p.pid,
+            p.tid,
+            p.dev,
+            p.level,
+            String::from_utf8_lossy(p.source).into_owned(),
+            String::from_utf8_lossy(p.msg).into_owned(),
+        ))
+    });
+    v
+}
+
+#[test]
+fn prefixes_are_found_behind_launcher_tags_and_timestamps() {
+    let got = all("[1,0]<stdout>:node-0:25:66 [0] NCCL INFO Using network IB\r");
+    assert_eq!(
+        got,
+        vec![(
+            "node-0".into(),
+            25,
+            66,
+            Some(0),
+            Level::Info,
+            String::new(),
+            "Using network IB".into()
+        )]
+    );
+    let got = all("[2026-03-03 12:11:38] h:185303:186751 [1] transport/net_ib.cc:2453 NCCL WARN NET/IB : oops");
+    assert_eq!(got[0].0, "h");
+    assert_eq!(got[0].4, Level::Warn);
+    assert_eq!(got[0].5, "transport/net_ib.cc:2453");
+    assert_eq!(got[0].6, "NET/IB : oops");
+    let got = all("h:1:2 [3] misc/x.cc:9 (fn) NCCL WARN w");
+    assert_eq!((got[0].5.as_str(), got[0].6.as_str()), ("misc/x.cc:9", "w"));
+    let got = all("h:1:2 NCCL CALL ncclCommInitRank(...)");
+    assert_eq!((got[0].3, got[0].4), (None, Level::Call));
+}
+
+#[test]
+fn glued_lines_split_into_their_messages() {
+    // The first message was cut off by another rank's whole line (as in real logs).
+    let got =
+        all("a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[b:2:2 [1] NCCL INFO Connected all rings");
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].6, "Channel 00/0 : 0[0] -> 1[");
+    assert_eq!(
+        (got[1].0.as_str(), got[1].6.as_str()),
+        ("b", "Connected all rings")
+    );
+    // Table cells with a prefix glued inside: the number before the host is not the host.
+    let got = all("[1,0]<stdout>:a:1:1 [0] NCCL INFO m1[1,1]<stdout>:b:2:2 [0] NCCL INFO m2");
+    assert_eq!((got[0].6.as_str(), got[1].6.as_str()), ("m1", "m2"));
+    let got = all("    12.3  45.6 host7:9:9 [2] NCCL INFO x");
+    assert_eq!(got[0].0, "host7");
+}
+
+#[test]
+fn text_that_only_looks_like_a_prefix_is_ignored() {
+    for line in [
+        "NCCL version 2.18.3+cuda12.2",
+        " NCCL INFO",
+        "h:1:2 [x] NCCL INFO m",
+        ":1:2 [0] NCCL INFO m",
+        "h:99999999999:2 [0] NCCL INFO m",
+        "[0] NCCL INFO m",
+        " NCCL WARN ",
+        "x NCCL TRACE y",
+    ] {
+        assert!(all(line).is_empty(), "{line}");
+    }
+}

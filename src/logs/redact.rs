@@ -1,0 +1,337 @@
+//! `--redact`: hostnames become stable short hashes (`host-1a2b3c`, the same name always the
+//! same token, so layouts stay readable), communicator ids `comm-<hash>`, PIDs and TIDs
+//! ordinals (`p1`, `p2`...), pointers `<ptr>`, bus ids `<bus>`, IPv4/IPv6 addresses `<ip>`,
+//! and user names in home paths `<user>` (domain.md section 7).
+//!
+//! Report renderers pass structured fields through the typed methods and every free text
+//! (quoted lines, messages, values) through [`Redactor::text`], which knows the hostnames,
+//! PIDs and communicator ids of the summary and recognises the rest by shape.
+
+use super::summary::LogSummary;
+use std::collections::{BTreeSet, HashMap};
+
+/// Rewrites identifying text; [`Redactor::none`] passes everything through.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    on: bool,
+    hosts: Vec<String>,
+    pids: HashMap<u64, usize>,
+    comm_ids: BTreeSet<u64>,
+}
+
+/// FNV-1a, 24 bits shown: stable across runs and platforms.
+fn short_hash(s: &[u8]) -> String {
+    let h = s.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{:06x}", (h ^ (h >> 32)) & 0xff_ffff)
+}
+
+fn is_host_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+impl Redactor {
+    /// No redaction.
+    pub fn none() -> Self {
+        Redactor::default()
+    }
+
+    /// Redaction with the names and numbers `summary` knows.
+    pub fn new(summary: &LogSummary) -> Self {
+        let mut hosts: BTreeSet<String> = BTreeSet::new();
+        let mut pids: BTreeSet<u32> = BTreeSet::new();
+        for (h, f) in &summary.hosts {
+            hosts.insert(h.to_string());
+            pids.extend(&f.pids);
+        }
+        let mut comm_ids = BTreeSet::new();
+        for (k, c) in &summary.comms {
+            if let super::summary::CommKey::Id(id) = k {
+                comm_ids.insert(*id);
+            }
+            for r in c.ranks.values() {
+                hosts.insert(r.host.to_string());
+                pids.insert(r.pid);
+            }
+        }
+        hosts.remove("");
+        let mut hosts: Vec<String> = hosts.into_iter().collect();
+        hosts.sort_by_key(|h| std::cmp::Reverse(h.len()));
+        Redactor {
+            on: true,
+            hosts,
+            pids: pids
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (u64::from(p), i + 1))
+                .collect(),
+            comm_ids,
+        }
+    }
+
+    /// Whether anything is rewritten.
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// A hostname.
+    pub fn host(&self, h: &str) -> String {
+        if self.on && !h.is_empty() {
+            format!("host-{}", short_hash(h.as_bytes()))
+        } else {
+            h.to_string()
+        }
+    }
+
+    /// A PID as text (`p3`).
+    pub fn pid(&self, p: u32) -> String {
+        if self.on {
+            format!("p{}", self.pid_ordinal(p))
+        } else {
+            p.to_string()
+        }
+    }
+
+    /// A PID as a number: itself, or its ordinal among the summary's PIDs.
+    pub fn pid_number(&self, p: u32) -> u64 {
+        if self.on {
+            self.pid_ordinal(p) as u64
+        } else {
+            u64::from(p)
+        }
+    }
+
+    fn pid_ordinal(&self, p: u32) -> usize {
+        self.pids.get(&u64::from(p)).copied().unwrap_or(0)
+    }
+
+    /// A pointer.
+    pub fn ptr(&self, p: u64) -> String {
+        if self.on {
+            "<ptr>".into()
+        } else {
+            format!("0x{p:x}")
+        }
+    }
+
+    /// A communicator id.
+    pub fn comm_id(&self, id: u64) -> String {
+        if self.on {
+            format!("comm-{}", short_hash(&id.to_le_bytes()))
+        } else {
+            format!("0x{id:016x}")
+        }
+    }
+
+    /// A PCI bus id as NCCL prints it (hex).
+    pub fn bus(&self, b: u64) -> String {
+        if self.on {
+            "<bus>".into()
+        } else {
+            format!("{b:x}")
+        }
+    }
+
+    /// Free text, scrubbed.
+    pub fn text(&self, s: &str) -> String {
+        if !self.on {
+            return s.to_string();
+        }
+        let b = s.as_bytes();
+        let mut out = String::with_capacity(s.len());
+        let mut i = 0;
+        while i < b.len() {
+            let boundary = i == 0 || !is_host_byte(b[i - 1]);
+            if boundary {
+                if let Some((n, rep)) = self.token_at(b, i) {
+                    out.push_str(&rep);
+                    i += n;
+                    continue;
+                }
+            }
+            let ch_len = utf8_len(b[i]);
+            out.push_str(s.get(i..i + ch_len).unwrap_or("\u{fffd}"));
+            i += ch_len.max(1);
+        }
+        out
+    }
+
+    /// A recognised token starting at `i`: (bytes consumed, replacement).
+    fn token_at(&self, b: &[u8], i: usize) -> Option<(usize, String)> {
+        let rest = &b[i..];
+        for h in &self.hosts {
+            if rest.starts_with(h.as_bytes())
+                && !rest.get(h.len()).is_some_and(|&c| is_host_byte(c))
+            {
+                // `host:pid:tid` keeps its shape with both numbers hidden.
+                let mut n = h.len();
+                let mut rep = self.host(h);
+                let ids = ids_after(&rest[n..]);
+                if let Some((len, pid)) = ids {
+                    rep.push_str(&format!(":{}:<tid>", self.pid(pid)));
+                    n += len;
+                }
+                return Some((n, rep));
+            }
+        }
+        if rest.starts_with(b"0x") {
+            let n = 2 + rest[2..]
+                .iter()
+                .take_while(|c| c.is_ascii_hexdigit())
+                .count();
+            if n > 2 {
+                let v =
+                    u64::from_str_radix(std::str::from_utf8(&rest[2..n.min(18)]).ok()?, 16).ok();
+                return Some((
+                    n,
+                    match v.filter(|v| self.comm_ids.contains(v)) {
+                        Some(id) => self.comm_id(id),
+                        None => "<ptr>".into(),
+                    },
+                ));
+            }
+        }
+        for key in [&b"pid "[..], b"Pid ", b"busId "] {
+            if rest.starts_with(key) {
+                let m = rest[key.len()..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .count();
+                if m > 0 {
+                    let v = std::str::from_utf8(&rest[key.len()..key.len() + m]).ok()?;
+                    let rep = if key == b"busId " {
+                        "<bus>".to_string()
+                    } else {
+                        v.parse().map_or("p0".into(), |p| self.pid(p))
+                    };
+                    return Some((
+                        key.len() + m,
+                        format!("{}{rep}", String::from_utf8_lossy(key)),
+                    ));
+                }
+            }
+        }
+        for key in [&b"GPU "[..], b"HCA "] {
+            if let Some(after) = rest.strip_prefix(key) {
+                let m = after.iter().take_while(|c| c.is_ascii_hexdigit()).count();
+                if m >= 4 && !after.get(m).is_some_and(|&c| is_host_byte(c)) {
+                    return Some((
+                        key.len() + m,
+                        format!("{}<bus>", String::from_utf8_lossy(key)),
+                    ));
+                }
+            }
+        }
+        for home in [&b"/home/"[..], b"/Users/"] {
+            if rest.starts_with(home) {
+                let m = rest[home.len()..]
+                    .iter()
+                    .take_while(|&&c| c != b'/' && c != b' ')
+                    .count();
+                if m > 0 {
+                    return Some((
+                        home.len() + m,
+                        format!("{}<user>", String::from_utf8_lossy(home)),
+                    ));
+                }
+            }
+        }
+        if let Some(n) = address_len(rest) {
+            return Some((n, "<ip>".into()));
+        }
+        if rest[0].is_ascii_digit() {
+            let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n >= 4 && !rest.get(n).is_some_and(|&c| is_host_byte(c) || c == b'.') {
+                let v: u64 = std::str::from_utf8(&rest[..n]).ok()?.parse().ok()?;
+                if let Some(o) = self.pids.get(&v) {
+                    return Some((n, format!("p{o}")));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `:pid:tid` after a hostname: (bytes, pid).
+fn ids_after(s: &[u8]) -> Option<(usize, u32)> {
+    let s1 = s.strip_prefix(b":")?;
+    let p = s1.iter().take_while(|c| c.is_ascii_digit()).count();
+    let s2 = s1[p..].strip_prefix(b":")?;
+    let t = s2.iter().take_while(|c| c.is_ascii_digit()).count();
+    if p == 0 || t == 0 {
+        return None;
+    }
+    Some((2 + p + t, std::str::from_utf8(&s1[..p]).ok()?.parse().ok()?))
+}
+
+/// Length of an IPv4 address, a bus id `0000:17:00.0`, or an IPv6 address at the start.
+fn address_len(s: &[u8]) -> Option<usize> {
+    let n = s
+        .iter()
+        .take_while(|c| c.is_ascii_hexdigit() || matches!(c, b'.' | b':'))
+        .count();
+    let tok = std::str::from_utf8(&s[..n])
+        .ok()?
+        .trim_end_matches([':', '.']);
+    let dots = tok.split('.').collect::<Vec<_>>();
+    if dots.len() == 4
+        && dots
+            .iter()
+            .all(|d| !d.is_empty() && d.len() <= 3 && d.bytes().all(|c| c.is_ascii_digit()))
+    {
+        return Some(tok.len());
+    }
+    let colons = tok.matches(':').count();
+    if (colons >= 2 && tok.contains("::"))
+        || colons >= 5
+        || (colons == 2 && tok.contains('.') && tok.len() >= 10)
+    {
+        return Some(tok.len());
+    }
+    None
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+#[test]
+fn redaction_hides_names_addresses_and_numbers_but_keeps_shape() {
+    let mut r = Redactor {
+        on: true,
+        hosts: vec!["gpu-node-17".into()],
+        pids: [(48213u64, 1usize)].into_iter().collect(),
+        comm_ids: [0xabcdefu64].into_iter().collect(),
+    };
+    let got = r.text("gpu-node-17:48213:48299 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0> comm 0x55b6aa64a990 commId 0xabcdef pid 48213 RAS ::1<28028> fe80::1 busId 1b000 /home/alice/x GPU 18000 / HCA 1b000 pciPath=/sys/devices/pci0000:4a/0000:4a:02.0/x");
+    for leak in [
+        "gpu-node-17",
+        "48213",
+        "48299",
+        "10.1.2.3",
+        "55b6aa64a990",
+        "abcdef",
+        "alice",
+        "::1",
+        "fe80",
+        "1b000",
+        "0000:4a:02.0",
+    ] {
+        assert!(!got.contains(leak), "{leak} in {got}");
+    }
+    assert!(
+        got.starts_with(&format!("{}:p1:<tid> [0] NCCL INFO", r.host("gpu-node-17"))),
+        "{got}"
+    );
+    assert_eq!(r.host("gpu-node-17"), r.host("gpu-node-17"));
+    assert_ne!(r.host("gpu-node-17"), r.host("gpu-node-18"));
+    assert!(got.contains("Bootstrap : Using eth0:<ip><0>"), "{got}");
+    r.on = false;
+    assert_eq!(r.text("gpu-node-17 10.1.2.3"), "gpu-node-17 10.1.2.3");
+}

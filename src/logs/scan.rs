@@ -1,0 +1,193 @@
+//! A byte cursor for reading printf-formatted messages field by field. Every read checks its
+//! bounds and returns `None` on a mismatch, so a truncated or foreign line is rejected, never
+//! a panic; numbers saturate instead of overflowing.
+
+/// Reads a message left to right.
+#[derive(Debug, Clone, Copy)]
+pub struct Cursor<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `s`.
+    pub fn new(s: &'a [u8]) -> Self {
+        Cursor { s, i: 0 }
+    }
+
+    /// What is left.
+    pub fn rest(&self) -> &'a [u8] {
+        self.s.get(self.i..).unwrap_or(&[])
+    }
+
+    /// Whether nothing is left.
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.rest().is_empty()
+    }
+
+    /// Consumes `lit` if the rest starts with it.
+    pub fn lit(&mut self, lit: &[u8]) -> Option<()> {
+        if self.rest().starts_with(lit) {
+            self.i += lit.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// Skips spaces.
+    pub fn spaces(&mut self) {
+        while self.rest().first() == Some(&b' ') {
+            self.i += 1;
+        }
+    }
+
+    /// An unsigned decimal (at least one digit; saturates at `u64::MAX`).
+    pub fn uint(&mut self) -> Option<u64> {
+        let digits = self
+            .rest()
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return None;
+        }
+        let v = self.rest()[..digits].iter().fold(0u64, |v, &b| {
+            v.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        });
+        self.i += digits;
+        Some(v)
+    }
+
+    /// An unsigned decimal that fits `u32`.
+    pub fn u32(&mut self) -> Option<u32> {
+        let save = self.i;
+        match self.uint().and_then(|v| u32::try_from(v).ok()) {
+            Some(v) => Some(v),
+            None => {
+                self.i = save;
+                None
+            }
+        }
+    }
+
+    /// A signed decimal.
+    pub fn int(&mut self) -> Option<i64> {
+        let neg = self.lit(b"-").is_some();
+        let v = self.uint()?;
+        let v = i64::try_from(v).unwrap_or(i64::MAX);
+        Some(if neg { -v } else { v })
+    }
+
+    /// Hex digits with an optional `0x` (saturates; pointers and bus ids).
+    pub fn hex(&mut self) -> Option<u64> {
+        let _ = self.lit(b"0x");
+        let digits = self
+            .rest()
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit())
+            .count();
+        if digits == 0 {
+            return None;
+        }
+        let v = self.rest()[..digits].iter().fold(0u64, |v, &b| {
+            let d = (b as char).to_digit(16).unwrap_or(0);
+            v.checked_mul(16)
+                .map_or(u64::MAX, |v| v.saturating_add(u64::from(d)))
+        });
+        self.i += digits;
+        Some(v)
+    }
+
+    /// A decimal float as printf `%f`/`%g` writes it (`12.5`, `-3`, `1e+06`, `inf`).
+    pub fn float(&mut self) -> Option<f64> {
+        let n = self
+            .rest()
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'))
+            .count();
+        let text = std::str::from_utf8(&self.rest()[..n]).ok()?;
+        let v: f64 = text.parse().ok()?;
+        self.i += n;
+        Some(v)
+    }
+
+    /// Bytes up to (not including) the next space or the end.
+    pub fn word(&mut self) -> &'a [u8] {
+        let rest = self.rest();
+        let n = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
+        self.i += n;
+        &rest[..n]
+    }
+
+    /// Bytes up to `stop` (exclusive, consumed), or `None` when it does not occur.
+    pub fn until(&mut self, stop: &[u8]) -> Option<&'a [u8]> {
+        let rest = self.rest();
+        let at = memchr::memmem::find(rest, stop)?;
+        self.i += at + stop.len();
+        Some(&rest[..at])
+    }
+
+    /// Alphanumeric characters (and `_`).
+    pub fn ident(&mut self) -> &'a [u8] {
+        let rest = self.rest();
+        let n = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        self.i += n;
+        &rest[..n]
+    }
+}
+
+/// The value after `key ` in a space-separated message (`rank 3 nranks 8 ...`): the word after
+/// the first whole-word occurrence of `key`.
+pub fn field<'a>(msg: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let mut words = msg.split(|&b| b == b' ').filter(|w| !w.is_empty());
+    while let Some(w) = words.next() {
+        if w == key {
+            return words.next();
+        }
+    }
+    None
+}
+
+/// `field` read as an unsigned decimal (leading digits only: `0-` reads 0).
+pub fn field_u32(msg: &[u8], key: &[u8]) -> Option<u32> {
+    Cursor::new(field(msg, key)?).u32()
+}
+
+/// `field` read as hex.
+pub fn field_hex(msg: &[u8], key: &[u8]) -> Option<u64> {
+    Cursor::new(field(msg, key)?).hex()
+}
+
+/// Lossy UTF-8 of at most `max` bytes (an over-long field is cut, not kept whole).
+pub fn text(s: &[u8], max: usize) -> String {
+    String::from_utf8_lossy(&s[..s.len().min(max)]).into_owned()
+}
+
+#[test]
+fn the_cursor_rejects_what_does_not_match_and_saturates() {
+    let mut c = Cursor::new(b"12 Bytes -> Algo 1 proto 2 time 3.5e1");
+    assert_eq!(c.uint(), Some(12));
+    assert_eq!(c.lit(b" Bytes -> Algo "), Some(()));
+    assert_eq!(c.int(), Some(1));
+    assert_eq!(c.lit(b" proto "), Some(()));
+    assert_eq!(c.u32(), Some(2));
+    assert_eq!(c.lit(b" time "), Some(()));
+    assert_eq!(c.float(), Some(35.0));
+    assert!(c.is_empty());
+    assert_eq!(
+        Cursor::new(b"99999999999999999999999").uint(),
+        Some(u64::MAX)
+    );
+    assert_eq!(Cursor::new(b"99999999999").u32(), None);
+    assert_eq!(Cursor::new(b"0xffffffffffffffffffff").hex(), Some(u64::MAX));
+    assert_eq!(Cursor::new(b"x").uint(), None);
+    assert_eq!(Cursor::new(b"").float(), None);
+    assert_eq!(field_u32(b"comm 0x1 rank 3 nranks 8", b"nranks"), Some(8));
+    assert_eq!(field_hex(b"busId 1b000 commId 0xab", b"commId"), Some(0xab));
+    assert_eq!(field(b"rank", b"rank"), None);
+}
