@@ -6,10 +6,12 @@ use crate::backend::{nccl, Backend};
 use crate::bootstrap::{Bootstrap, SingleProcess};
 use crate::cli::{self, Command};
 use crate::config::{BackendChoice, RunConfig};
+use crate::environment::RunEnvironment;
 use crate::error::{exit, Error};
 use crate::output::csv::CsvSink;
 use crate::output::json::JsonSink;
 use crate::output::progress::ProgressSink;
+use crate::output::redact::{redact_meta, Redacting};
 use crate::output::text::TextSink;
 use crate::output::{Sink, Sinks};
 use crate::plan;
@@ -37,7 +39,11 @@ pub fn main() -> ExitCode {
             Ok(code) => code,
             Err(e) => report(&e),
         },
-        Ok(Command::Env { json, nccl_lib }) => match env_command(json, nccl_lib.as_deref()) {
+        Ok(Command::Env {
+            json,
+            nccl_lib,
+            redact,
+        }) => match env_command(json, nccl_lib.as_deref(), redact) {
             Ok(()) => exit::OK,
             Err(e) => report(&e),
         },
@@ -55,8 +61,11 @@ pub fn main() -> ExitCode {
 }
 
 /// `ncclbench env [--json]`.
-fn env_command(json: bool, nccl_lib: Option<&std::path::Path>) -> Result<(), Error> {
-    let r = crate::environment::collect(nccl_lib);
+fn env_command(json: bool, nccl_lib: Option<&std::path::Path>, redact: bool) -> Result<(), Error> {
+    let mut r = crate::environment::collect(nccl_lib);
+    if redact {
+        crate::environment::redact_report(&mut r, &run_redactor(&[]));
+    }
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &r).map_err(std::io::Error::from)?;
@@ -215,6 +224,7 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
         devices: backend.devices(),
         reduced_max_bytes: None,
         start_time: local_time(),
+        environment: None,
     }
 }
 
@@ -227,6 +237,16 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
     let mut meta = run_meta(cfg, backend.as_ref());
     meta.reduced_max_bytes = plan.reduced_max_bytes;
+    meta.environment = Some(RunEnvironment::new(
+        &meta,
+        crate::environment::collect(cfg.nccl_lib.as_deref()),
+        boot.world_size(),
+    ));
+    let redactor = cfg.redact.then(|| run_redactor(&meta.devices));
+    let out_meta = match &redactor {
+        Some(r) => redact_meta(&meta, r),
+        None => meta.clone(),
+    };
     meta.backend_lines.splice(0..0, choice_notes);
     meta.backend_lines.extend(
         skipped
@@ -241,7 +261,7 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
         // Files first, so a path that cannot be written stops the run before any output.
         if let Some(path) = &cfg.json {
             let mut json = JsonSink::new(path);
-            json.begin(&meta).map_err(|source| Error::Io {
+            json.begin(&out_meta).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,
             })?;
@@ -251,23 +271,44 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
         }
         if let Some(path) = &cfg.csv {
             let mut csv = CsvSink::new(path);
-            csv.begin(&meta).map_err(|source| Error::Io {
+            csv.begin(&out_meta).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,
             })?;
             sinks.0.push(Box::new(BegunSink(csv)));
         }
         let mut text = TextSink::stdout();
-        text.begin(&meta)?;
+        text.begin(&out_meta)?;
         sinks.0.push(Box::new(BegunSink(text)));
         let mut progress = ProgressSink::stderr();
-        progress.begin(&meta)?;
+        progress.begin(&out_meta)?;
         sinks.0.push(Box::new(BegunSink(progress)));
     }
+    let mut sink: Box<dyn Sink> = match redactor {
+        Some(r) => Box::new(Redacting::new(sinks, r)),
+        None => Box::new(sinks),
+    };
     let outcome =
-        Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
+        Runner::new(cfg, &plan, backend.as_mut(), &mut boot, sink.as_mut()).run(min_bw, None)?;
     backend.close()?;
     Ok(outcome.exit_code())
+}
+
+/// The redactor of this process's outputs: its host names (short and full) and PIDs.
+fn run_redactor(devices: &[crate::backend::DeviceInfo]) -> crate::redact::Redactor {
+    let mut hosts: Vec<String> = devices.iter().map(|d| d.hostname.clone()).collect();
+    hosts.push(nccl::hostname());
+    hosts.push(full_hostname());
+    let mut pids: Vec<u32> = devices.iter().map(|d| d.pid).collect();
+    pids.push(std::process::id());
+    crate::redact::Redactor::for_names(hosts, pids)
+}
+
+/// The host name as the system has it (possibly with its domain).
+fn full_hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 /// A sink whose `begin` already ran; it ignores the fan-out's `begin`.

@@ -121,6 +121,8 @@ pub struct RunConfig {
     pub devices: Option<Vec<usize>>,
     /// `--timer`.
     pub timer: Timer,
+    /// `--redact`: mask identifying text in every output.
+    pub redact: bool,
     /// The command line as given.
     pub argv: Vec<String>,
 }

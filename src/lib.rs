@@ -24,6 +24,7 @@ pub mod numeric;
 pub mod op;
 pub mod output;
 pub mod plan;
+pub mod redact;
 pub mod result;
 pub mod runner;
 pub mod stats;

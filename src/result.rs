@@ -202,6 +202,8 @@ pub struct RunMeta {
     pub reduced_max_bytes: Option<u64>,
     /// Local start time, `%Y-%m-%d %H:%M:%S`.
     pub start_time: String,
+    /// Where the run ran (written into the JSON and next to CSV output), when recorded.
+    pub environment: Option<crate::environment::RunEnvironment>,
 }
 
 /// End-of-run totals for the footers.

@@ -87,6 +87,9 @@ pub(crate) struct EnvArgs {
     /// The libnccl to inspect (default: $NCCLBENCH_NCCL_LIB, then the loader's libnccl.so.2)
     #[arg(long = "nccl-lib", value_name = "PATH")]
     pub nccl_lib: Option<PathBuf>,
+    /// Mask host names, IPs, user names in paths and secret-looking variables
+    #[arg(long = "redact")]
+    pub redact: bool,
 }
 
 /// A parsed subcommand, split by kind. One value per process: the size difference between
@@ -323,6 +326,10 @@ pub(crate) struct BenchArgs {
     /// loop queued behind a host-released flag, launch overhead excluded)
     #[arg(long = "timer", value_name = "TIMER", default_value = "host")]
     pub timer: TimerArg,
+    /// Mask host names, PIDs, IPs, pointers, user names in paths and secret-looking variables
+    /// in every output (stdout, CSV and its .env.json, JSON)
+    #[arg(long = "redact")]
+    pub redact: bool,
 }
 
 /// `--timer` values.

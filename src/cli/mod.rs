@@ -48,6 +48,8 @@ pub enum Command {
         json: bool,
         /// `--nccl-lib`.
         nccl_lib: Option<std::path::PathBuf>,
+        /// `--redact`.
+        redact: bool,
     },
     /// Compare two sets of result files.
     Compare(crate::compare::CompareConfig),
@@ -79,6 +81,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
         Ok(Request::Env(a)) => Ok(Command::Env {
             json: a.json,
             nccl_lib: a.nccl_lib,
+            redact: a.redact,
         }),
         Ok(Request::Compare(a)) => compare::config(a).map(Command::Compare),
         Ok(Request::Logs(a)) => Ok(Command::Logs(crate::logs::command::LogsConfig {

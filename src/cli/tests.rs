@@ -74,6 +74,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
+        redact: false,
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }
 }

@@ -168,6 +168,7 @@ pub(crate) fn run_config(
             TimerArg::Host => Timer::Host,
             TimerArg::Device => Timer::Device,
         },
+        redact: a.redact,
         argv,
     })
 }

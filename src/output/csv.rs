@@ -65,9 +65,30 @@ pub struct CsvSink {
     backend: String,
     per_iter: bool,
     clock: Box<dyn FnMut() -> String>,
+    /// The run's environment record, written next to the CSV (`<file>.env.json`).
+    environment: Option<crate::environment::RunEnvironment>,
+}
+
+/// The environment sidecar of a CSV file: `results.csv` -> `results.csv.env.json`.
+pub fn sidecar_path(csv: &std::path::Path) -> PathBuf {
+    let mut name = csv.as_os_str().to_owned();
+    name.push(".env.json");
+    PathBuf::from(name)
 }
 
 impl CsvSink {
+    /// Writes (or rewrites, atomically) the environment sidecar, when there is a record.
+    fn write_sidecar(&self) -> io::Result<()> {
+        let Some(env) = &self.environment else {
+            return Ok(());
+        };
+        let path = sidecar_path(&self.path);
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".tmp");
+        std::fs::write(&tmp, env.to_json() + "\n")?;
+        std::fs::rename(&tmp, &path)
+    }
+
     /// A sink that will write to `path`; nothing is touched before `begin`.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         CsvSink {
@@ -76,6 +97,7 @@ impl CsvSink {
             backend: String::new(),
             per_iter: false,
             clock: Box::new(local_now),
+            environment: None,
         }
     }
 
@@ -109,8 +131,17 @@ impl CsvSink {
 }
 
 impl Sink for CsvSink {
+    fn finish(&mut self, summary: &crate::result::Summary) -> io::Result<()> {
+        if let Some(env) = self.environment.as_mut() {
+            env.end_time = Some(summary.end_time.clone());
+        }
+        self.write_sidecar()
+    }
+
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
         self.file = Some(File::create(&self.path)?);
+        self.environment = meta.environment.clone();
+        self.write_sidecar()?;
         self.backend = meta.backend.clone();
         self.per_iter = meta.per_iter;
         let mut header: Vec<String> = CSV_COLUMNS.iter().map(|c| c.to_string()).collect();

@@ -90,7 +90,8 @@ impl JsonSink {
         if let Some(s) = summary {
             fields.extend(doc::totals(s));
         }
-        fields.push(("ncclbench", doc::ncclbench(meta, summary.is_some())));
+        let end_time = summary.map(|s| s.end_time.as_str());
+        fields.push(("ncclbench", doc::ncclbench(meta, end_time)));
         let mut text = J::Obj(fields).text();
         text.push('\n');
         let tmp = with_suffix(&self.path, ".tmp");

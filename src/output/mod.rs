@@ -11,6 +11,7 @@ pub mod csv;
 pub mod format;
 pub mod json;
 pub mod progress;
+pub mod redact;
 pub mod text;
 
 #[cfg(test)]

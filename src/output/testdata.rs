@@ -52,6 +52,7 @@ pub fn meta() -> RunMeta {
         devices,
         reduced_max_bytes: None,
         start_time: "2026-07-09 16:03:21".into(),
+        environment: None,
     }
 }
 

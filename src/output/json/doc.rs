@@ -163,14 +163,22 @@ pub(crate) fn totals(summary: &Summary) -> Vec<(&'static str, J)> {
     ]
 }
 
-/// Our `ncclbench` object; `complete` stays false until `finish`.
-pub(crate) fn ncclbench(meta: &RunMeta, complete: bool) -> J {
+/// Our `ncclbench` object; `complete` stays false until `finish` (which gives `end_time`).
+/// `environment` is the run's [`crate::environment::RunEnvironment`] when recorded.
+pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>) -> J {
     let collective = meta.program.strip_suffix("_perf").unwrap_or(&meta.program);
-    J::Obj(vec![
+    let mut fields = vec![
         ("version", J::str(&meta.version)),
         ("backend", J::str(&meta.backend)),
         ("collective", J::str(collective)),
         ("nranks", J::uint(meta.nranks as u64)),
-        ("complete", J::Bool(complete)),
-    ])
+        ("complete", J::Bool(end_time.is_some())),
+    ];
+    if let Some(env) = &meta.environment {
+        let mut env = env.clone();
+        env.end_time = end_time.map(str::to_string);
+        let text = serde_json::to_string(&env).unwrap_or_else(|_| "null".into());
+        fields.push(("environment", J::Raw(text)));
+    }
+    J::Obj(fields)
 }

@@ -1,4 +1,4 @@
-//! `--redact`: hostnames become stable short hashes (`host-1a2b3c`, the same name always the
+//! `--redact` (of `ncclbench logs` and of benchmark runs): hostnames become stable short hashes (`host-1a2b3c`, the same name always the
 //! same token, so layouts stay readable), communicator ids `comm-<hash>`, PIDs and TIDs
 //! ordinals (`p1`, `p2`...), pointers `<ptr>`, bus ids `<bus>`, IPv4/IPv6 addresses `<ip>`,
 //! and user names in home paths `<user>` (domain.md section 7).
@@ -7,7 +7,7 @@
 //! (quoted lines, messages, values) through [`Redactor::text`], which knows the hostnames,
 //! PIDs and communicator ids of the summary and recognises the rest by shape.
 
-use super::summary::LogSummary;
+use crate::logs::summary::LogSummary;
 use std::collections::{BTreeSet, HashMap};
 
 /// Rewrites identifying text; [`Redactor::none`] passes everything through.
@@ -17,6 +17,14 @@ pub struct Redactor {
     hosts: Vec<String>,
     pids: HashMap<u64, usize>,
     comm_ids: BTreeSet<u64>,
+}
+
+/// Whether an environment variable's name looks like it holds a secret.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"]
+        .iter()
+        .any(|w| upper.contains(w))
 }
 
 /// FNV-1a, 24 bits shown: stable across runs and platforms.
@@ -37,6 +45,45 @@ impl Redactor {
         Redactor::default()
     }
 
+    /// Redaction knowing these hostnames and PIDs (a benchmark run's own); everything else is
+    /// recognised by shape.
+    pub fn for_names(
+        hosts: impl IntoIterator<Item = String>,
+        pids: impl IntoIterator<Item = u32>,
+    ) -> Self {
+        let mut hosts: Vec<String> = hosts
+            .into_iter()
+            .filter(|h| !h.is_empty())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        hosts.sort_by_key(|h| std::cmp::Reverse(h.len()));
+        let pids: BTreeSet<u32> = pids.into_iter().collect();
+        Redactor {
+            on: true,
+            hosts,
+            pids: pids
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (u64::from(p), i + 1))
+                .collect(),
+            comm_ids: BTreeSet::new(),
+        }
+    }
+
+    /// A `NAME=value` environment entry: the value scrubbed, or `<redacted>` whole when the
+    /// name looks like a secret (TOKEN, SECRET, PASSWORD, KEY, CREDENTIAL).
+    pub fn env_entry(&self, entry: &str) -> String {
+        if !self.on {
+            return entry.to_string();
+        }
+        match entry.split_once('=') {
+            Some((name, _)) if is_secret_name(name) => format!("{name}=<redacted>"),
+            Some((name, value)) => format!("{name}={}", self.text(value)),
+            None => self.text(entry),
+        }
+    }
+
     /// Redaction with the names and numbers `summary` knows.
     pub fn new(summary: &LogSummary) -> Self {
         let mut hosts: BTreeSet<String> = BTreeSet::new();
@@ -47,7 +94,7 @@ impl Redactor {
         }
         let mut comm_ids = BTreeSet::new();
         for (k, c) in &summary.comms {
-            if let super::summary::CommKey::Id(id) = k {
+            if let crate::logs::summary::CommKey::Id(id) = k {
                 comm_ids.insert(*id);
             }
             for r in c.ranks.values() {
@@ -274,13 +321,21 @@ fn address_len(s: &[u8]) -> Option<usize> {
     let tok = std::str::from_utf8(&s[..n])
         .ok()?
         .trim_end_matches([':', '.']);
-    let dots = tok.split('.').collect::<Vec<_>>();
-    if dots.len() == 4
-        && dots
-            .iter()
-            .all(|d| !d.is_empty() && d.len() <= 3 && d.bytes().all(|c| c.is_ascii_digit()))
-    {
+    let dotted_quad = |t: &str| {
+        let dots = t.split('.').collect::<Vec<_>>();
+        dots.len() == 4
+            && dots
+                .iter()
+                .all(|d| !d.is_empty() && d.len() <= 3 && d.bytes().all(|c| c.is_ascii_digit()))
+    };
+    if dotted_quad(tok) {
         return Some(tok.len());
+    }
+    // `10.1.2.3:5000` (an address with its port): the address goes, the port stays.
+    if let Some((head, _)) = tok.split_once(':') {
+        if dotted_quad(head) {
+            return Some(head.len());
+        }
     }
     let colons = tok.matches(':').count();
     if (colons >= 2 && tok.contains("::"))
