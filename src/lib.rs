@@ -19,6 +19,9 @@ pub mod dtype;
 pub mod environment;
 pub mod error;
 pub mod launcher;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod multi;
 pub mod numeric;
 pub mod op;
 pub mod output;
