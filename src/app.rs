@@ -113,10 +113,7 @@ fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Box<dyn Backend>, Vec<S
                 join.mpi_backend(cfg)?,
                 vec![format!("# --backend auto chose mpi: {why}")],
             )),
-            Some(why) => Ok((
-                host()?,
-                vec![format!("# --backend auto chose host: {why}")],
-            )),
+            Some(why) => Ok((host()?, vec![format!("# --backend auto chose host: {why}")])),
         },
     }
 }

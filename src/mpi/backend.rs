@@ -130,7 +130,9 @@ impl Backend for MpiBackend {
         f: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), Error> {
         if local != 0 {
-            return Err(Error::Backend(format!("mpi backend: no local rank {local}")));
+            return Err(Error::Backend(format!(
+                "mpi backend: no local rank {local}"
+            )));
         }
         f(self.region(buf, offset, len)?);
         Ok(())
@@ -145,7 +147,9 @@ impl Backend for MpiBackend {
         f: &mut dyn FnMut(&[u8]),
     ) -> Result<(), Error> {
         if local != 0 {
-            return Err(Error::Backend(format!("mpi backend: no local rank {local}")));
+            return Err(Error::Backend(format!(
+                "mpi backend: no local rank {local}"
+            )));
         }
         f(self.region(buf, offset, len)?);
         Ok(())
@@ -172,7 +176,9 @@ impl Backend for MpiBackend {
 
     fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
         if self.stuck {
-            return Err(Error::Backend("mpi backend: an earlier wait timed out".into()));
+            return Err(Error::Backend(
+                "mpi backend: an earlier wait timed out".into(),
+            ));
         }
         let (n, r) = (self.info.nranks, self.info.first_rank);
         for item in std::mem::take(&mut self.queue) {
@@ -184,9 +190,10 @@ impl Backend for MpiBackend {
                 }
                 Item::Call(call) => {
                     let bytes = (call.count * call.dtype.size()) as u64;
-                    let seq = self.tracker.enter(call.coll.name(), bytes, "MPI collective");
-                    if let Some(stuck) =
-                        exec::run(self.comm, n, r, &call, &mut self.mem, deadline)?
+                    let seq = self
+                        .tracker
+                        .enter(call.coll.name(), bytes, "MPI collective");
+                    if let Some(stuck) = exec::run(self.comm, n, r, &call, &mut self.mem, deadline)?
                     {
                         self.stuck = true;
                         return Err(Error::Timeout {

@@ -115,7 +115,11 @@ impl Bootstrap for MpiBootstrap {
         })?;
         let all = b.pop().unwrap_or_default();
         if self.rank != 0 || width == 0 {
-            return Ok(if self.rank == 0 { local.to_vec() } else { vec![] });
+            return Ok(if self.rank == 0 {
+                local.to_vec()
+            } else {
+                vec![]
+            });
         }
         Ok(all
             .chunks(width)

@@ -54,8 +54,8 @@ fn int(v: usize) -> Result<i32, Error> {
 
 /// Initialises MPI and joins the job; collective over the world.
 pub fn init(timeout: Option<Duration>) -> Result<MpiJob, Error> {
-    let universe = mpi::initialize()
-        .ok_or_else(|| Error::Backend("MPI was already initialised".into()))?;
+    let universe =
+        mpi::initialize().ok_or_else(|| Error::Backend("MPI was already initialised".into()))?;
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let host = crate::multi::host::short_hostname();

@@ -161,12 +161,7 @@ pub(crate) fn gather(c: Comm, send: &[u8], recv: &mut [u8], root: usize) -> Resu
 }
 
 /// `MPI_Iscatter` of the root's `send` in blocks of `recv.len()`.
-pub(crate) fn scatter(
-    c: Comm,
-    send: &[u8],
-    recv: &mut [u8],
-    root: usize,
-) -> Result<Posted, Error> {
+pub(crate) fn scatter(c: Comm, send: &[u8], recv: &mut [u8], root: usize) -> Result<Posted, Error> {
     let (n, root) = (int(recv.len())?, int(root)?);
     let (s, r, t) = (cp(send), mp(recv), dtype(Ty::Byte));
     // SAFETY: as in `allgather`.

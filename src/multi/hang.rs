@@ -122,10 +122,7 @@ pub fn verdict(reports: &[Option<Progress>]) -> String {
 }
 
 fn list(v: &[usize]) -> String {
-    v.iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
+    v.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// The report rank 0 prints: a `#` table of every rank, the verdict, and where to look next.
@@ -207,6 +204,9 @@ mod tests {
         let dead = [p(0, 9, Some(10)), None];
         assert!(verdict(&dead).starts_with("rank(s) 1 did not report"));
         let r = report(5, "rank 0 timed out", &one);
-        assert!(r.contains("# Verdict: rank 1 is behind") && r.contains("RAS"), "{r}");
+        assert!(
+            r.contains("# Verdict: rank 1 is behind") && r.contains("RAS"),
+            "{r}"
+        );
     }
 }

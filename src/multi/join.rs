@@ -204,6 +204,9 @@ mod tests {
         };
         let back = parse_device_line(&device_line(&d)).unwrap();
         assert_eq!(back.name, "NVIDIA H100 80GB");
-        assert_eq!((back.rank, back.pci, back.hostname), (3, (0, 0x18, 0), d.hostname));
+        assert_eq!(
+            (back.rank, back.pci, back.hostname),
+            (3, (0, 0x18, 0), d.hostname)
+        );
     }
 }

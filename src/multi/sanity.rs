@@ -51,7 +51,10 @@ mod tests {
         assert_eq!(check(None, None), Ok(()));
         assert_eq!(check(Some(&ompi(1)), None), Ok(()));
         let e = check(Some(&ompi(4)), None).unwrap_err();
-        assert!(e.contains("Open MPI mpirun (OMPI_COMM_WORLD_SIZE=4)"), "{e}");
+        assert!(
+            e.contains("Open MPI mpirun (OMPI_COMM_WORLD_SIZE=4)"),
+            "{e}"
+        );
         assert!(e.contains("--features mpi"), "{e}");
         let e = check(Some(&ompi(4)), Some(1)).unwrap_err();
         assert!(e.contains("world of 1"), "{e}");
