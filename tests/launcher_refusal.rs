@@ -72,6 +72,25 @@ fn the_default_build_under_real_mpirun_is_refused() {
 }
 
 /// mpirun, or `None` with the reason printed (a failure on CI, where it must be installed).
+/// The MPI build under another MPI's launcher (MPICH's `PMI_*` variables, Open MPI's library
+/// running as a singleton) sees a world of 1 and refuses.
+#[cfg(feature = "mpi")]
+#[test]
+fn an_mpi_world_unlike_the_launchers_is_refused() {
+    let out = bin()
+        .args(["all_reduce", "--backend", "mpi", "-b", "8", "-e", "8"])
+        .env("PMI_SIZE", "4")
+        .env("PMI_RANK", "0")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("MPI sees a world of 1"), "{err}");
+    assert!(err.contains("--features mpi"), "{err}");
+}
+
 #[cfg(not(feature = "mpi"))]
 fn mpirun() -> Option<&'static str> {
     let found = Command::new("mpirun").arg("--version").output().is_ok();
