@@ -3,11 +3,11 @@
 
 use crate::backend::host::HostBackend;
 use crate::backend::{nccl, Backend};
-use crate::bootstrap::{Bootstrap, SingleProcess};
 use crate::cli::{self, Command};
 use crate::config::{BackendChoice, RunConfig};
 use crate::environment::RunEnvironment;
 use crate::error::{exit, Error};
+use crate::multi::join::Join;
 use crate::output::csv::CsvSink;
 use crate::output::json::JsonSink;
 use crate::output::progress::ProgressSink;
@@ -104,18 +104,29 @@ fn min_bw_threshold() -> Result<Option<f64>, Error> {
 }
 
 /// The backend of a run, plus header notes about how it was chosen. `auto` takes NCCL when a
-/// CUDA driver with at least one GPU and a libnccl are present, else the host backend (and
-/// says why in the header).
-fn open_backend(cfg: &RunConfig) -> Result<(Box<dyn Backend>, Vec<String>), Error> {
+/// CUDA driver with at least one GPU and a libnccl are present, else the host backend (the MPI
+/// backend in a multi-process job) and says why in the header.
+fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Box<dyn Backend>, Vec<String>), Error> {
+    let host = || -> Result<Box<dyn Backend>, Error> {
+        if join.is_multi() {
+            return Err(Error::usage(
+                "--backend host runs in one process; in a multi-process job use --backend mpi \
+                 or nccl",
+            ));
+        }
+        Ok(Box::new(HostBackend::new(cfg.local_ranks())?))
+    };
     match cfg.backend {
-        BackendChoice::Host => Ok((Box::new(HostBackend::new(cfg.local_ranks())?), vec![])),
-        BackendChoice::Nccl => Ok((Box::new(open_nccl(cfg)?), vec![])),
+        BackendChoice::Host => Ok((host()?, vec![])),
+        BackendChoice::Mpi => Ok((join.mpi_backend(cfg)?, vec![])),
+        BackendChoice::Nccl => Ok((Box::new(open_nccl(cfg, join)?), vec![])),
         BackendChoice::Auto => match auto_unavailable(cfg) {
-            None => Ok((Box::new(open_nccl(cfg)?), vec![])),
-            Some(why) => Ok((
-                Box::new(HostBackend::new(cfg.local_ranks())?),
-                vec![format!("# --backend auto chose host: {why}")],
+            None => Ok((Box::new(open_nccl(cfg, join)?), vec![])),
+            Some(why) if join.is_multi() => Ok((
+                join.mpi_backend(cfg)?,
+                vec![format!("# --backend auto chose mpi: {why}")],
             )),
+            Some(why) => Ok((host()?, vec![format!("# --backend auto chose host: {why}")])),
         },
     }
 }
@@ -136,22 +147,25 @@ fn auto_unavailable(cfg: &RunConfig) -> Option<String> {
         .map(|e| e.to_string())
 }
 
-fn open_nccl(cfg: &RunConfig) -> Result<nccl::NcclBackend, Error> {
+/// NCCL with this process's place in the job: ranks are (group process x local ranks), the
+/// unique id comes from the group's rank 0.
+fn open_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::NcclBackend, Error> {
     let env_device = std::env::var(nccl::FIRST_DEVICE_ENV).ok();
+    let (local_process, procs, proc_rank, color) = join.placement();
     let opts = nccl::NcclOptions {
         lib: nccl_sys::resolve_request(cfg.nccl_lib.as_deref()),
         devices: nccl::DeviceChoice::new(cfg.devices.as_deref(), env_device.as_deref())?,
-        local_process: 0,
-        nranks: cfg.local_ranks(),
-        first_rank: 0,
+        local_process,
+        nranks: procs * cfg.local_ranks(),
+        first_rank: proc_rank * cfg.local_ranks(),
         local_ranks: cfg.local_ranks(),
-        group: 0,
+        group: color,
         stream_null: cfg.stream_null,
         cta_policy: cfg.cta_policy,
         register: cfg.local_register,
         collective: cfg.collective,
     };
-    nccl::open(&opts, nccl::single_process_id)
+    nccl::open(&opts, |n| join.unique_id(n))
 }
 
 /// Header notes for NCCL/CUDA-only flags that the host backend cannot honour (nccl-tests
@@ -231,22 +245,19 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
 /// Runs a benchmark; returns the exit status of a completed run.
 pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let min_bw = min_bw_threshold()?;
-    let (mut backend, choice_notes) = open_backend(cfg)?;
-    let mut boot = SingleProcess;
+    let join = Join::open(cfg)?;
+    let (mut backend, choice_notes) = open_backend(cfg, &join)?;
+    let mut boot = join.bootstrap();
     let info = backend.info().clone();
     let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
     let mut meta = run_meta(cfg, backend.as_ref());
+    meta.devices = crate::multi::join::gather_devices(boot.as_mut(), &meta.devices)?;
     meta.reduced_max_bytes = plan.reduced_max_bytes;
     meta.environment = Some(RunEnvironment::new(
         &meta,
         crate::environment::collect(cfg.nccl_lib.as_deref()),
         boot.world_size(),
     ));
-    let redactor = cfg.redact.then(|| run_redactor(&meta.devices));
-    let out_meta = match &redactor {
-        Some(r) => redact_meta(&meta, r),
-        None => meta.clone(),
-    };
     meta.backend_lines.splice(0..0, choice_notes);
     meta.backend_lines.extend(
         skipped
@@ -256,42 +267,64 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     if info.name == "host" {
         meta.backend_lines.extend(host_ignored_flags(cfg));
     }
+    let redactor = cfg.redact.then(|| run_redactor(&meta.devices));
+    let out_meta = match &redactor {
+        Some(r) => redact_meta(&meta, r),
+        None => meta.clone(),
+    };
     let mut sinks = Sinks::default();
-    if boot.is_root() {
-        // Files first, so a path that cannot be written stops the run before any output.
-        if let Some(path) = &cfg.json {
-            let mut json = JsonSink::new(path);
-            json.begin(&out_meta).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            // The JSON sink picks its file (no-clobber) at begin; nccl-tests announces it first.
-            println!("# Writing JSON output to {}", json.path().display());
-            sinks.0.push(Box::new(BegunSink(json)));
-        }
-        if let Some(path) = &cfg.csv {
-            let mut csv = CsvSink::new(path);
-            csv.begin(&out_meta).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            sinks.0.push(Box::new(BegunSink(csv)));
-        }
-        let mut text = TextSink::stdout();
-        text.begin(&out_meta)?;
-        sinks.0.push(Box::new(BegunSink(text)));
-        let mut progress = ProgressSink::stderr();
-        progress.begin(&out_meta)?;
-        sinks.0.push(Box::new(BegunSink(progress)));
+    let opened = if boot.is_root() {
+        open_sinks(cfg, &out_meta, &mut sinks)
+    } else {
+        Ok(())
+    };
+    // Every process learns whether rank 0 could open its files, so none waits for it.
+    if boot.max_u64(u64::from(opened.is_err()))? > 0 {
+        opened?;
+        return Ok(crate::error::exit::FAILURE);
     }
     let mut sink: Box<dyn Sink> = match redactor {
         Some(r) => Box::new(Redacting::new(sinks, r)),
         None => Box::new(sinks),
     };
-    let outcome =
-        Runner::new(cfg, &plan, backend.as_mut(), &mut boot, sink.as_mut()).run(min_bw, None)?;
+    let outcome = Runner::new(cfg, &plan, backend.as_mut(), boot.as_mut(), sink.as_mut())
+        .run(min_bw, None)
+        .map_err(|e| join.failed(e))?;
     backend.close()?;
-    Ok(outcome.exit_code())
+    join.finished();
+    // Every process exits with the same status.
+    let code = boot.max_u64(u64::from(outcome.exit_code()))?;
+    Ok(u8::try_from(code).unwrap_or(crate::error::exit::FAILURE))
+}
+
+/// Rank 0's sinks: files first, so a path that cannot be written stops the run before any
+/// output.
+fn open_sinks(cfg: &RunConfig, meta: &RunMeta, sinks: &mut Sinks) -> Result<(), Error> {
+    if let Some(path) = &cfg.json {
+        let mut json = JsonSink::new(path);
+        json.begin(meta).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        // The JSON sink picks its file (no-clobber) at begin; nccl-tests announces it first.
+        println!("# Writing JSON output to {}", json.path().display());
+        sinks.0.push(Box::new(BegunSink(json)));
+    }
+    if let Some(path) = &cfg.csv {
+        let mut csv = CsvSink::new(path);
+        csv.begin(meta).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        sinks.0.push(Box::new(BegunSink(csv)));
+    }
+    let mut text = TextSink::stdout();
+    text.begin(meta)?;
+    sinks.0.push(Box::new(BegunSink(text)));
+    let mut progress = ProgressSink::stderr();
+    progress.begin(meta)?;
+    sinks.0.push(Box::new(BegunSink(progress)));
+    Ok(())
 }
 
 /// The redactor of this process's outputs: its host names (short and full) and PIDs.

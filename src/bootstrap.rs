@@ -17,6 +17,13 @@ pub trait Bootstrap {
     fn reduce_time(&mut self, local_us: f64, how: TimeReduce) -> Result<f64, Error>;
     /// Sums a counter over all processes.
     fn sum_u64(&mut self, local: u64) -> Result<u64, Error>;
+    /// The maximum of a value over all processes (exit statuses agree through it).
+    fn max_u64(&mut self, local: u64) -> Result<u64, Error>;
+    /// Element-wise maximum over all processes (`-I` per-iteration times); every process
+    /// passes the same length.
+    fn max_f64s(&mut self, local: &[f64]) -> Result<Vec<f64>, Error>;
+    /// Every process's lines, in rank order, on the root (others get an empty list).
+    fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error>;
     /// True on the process that prints and writes files.
     fn is_root(&self) -> bool {
         self.world_rank() == 0
@@ -42,5 +49,14 @@ impl Bootstrap for SingleProcess {
     }
     fn sum_u64(&mut self, local: u64) -> Result<u64, Error> {
         Ok(local)
+    }
+    fn max_u64(&mut self, local: u64) -> Result<u64, Error> {
+        Ok(local)
+    }
+    fn max_f64s(&mut self, local: &[f64]) -> Result<Vec<f64>, Error> {
+        Ok(local.to_vec())
+    }
+    fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error> {
+        Ok(local.to_vec())
     }
 }

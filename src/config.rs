@@ -17,6 +17,8 @@ pub enum BackendChoice {
     Nccl,
     /// Threads of this process, host memory.
     Host,
+    /// One rank per MPI process, host memory, MPI collectives (cargo feature `mpi`).
+    Mpi,
 }
 
 /// What the time column measures.

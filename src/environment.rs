@@ -103,8 +103,7 @@ pub fn collect(nccl_lib: Option<&Path>) -> EnvReport {
     EnvReport {
         schema: SCHEMA,
         ncclbench_version: env!("CARGO_PKG_VERSION"),
-        // No MPI bootstrap exists in this build yet; the `mpi` cargo feature will set this.
-        mpi_support: false,
+        mpi_support: cfg!(feature = "mpi"),
         hostname: crate::backend::nccl::hostname(),
         nccl,
         cuda,

@@ -20,6 +20,9 @@ pub mod environment;
 pub mod error;
 pub mod launcher;
 pub mod logs;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod multi;
 pub mod numeric;
 pub mod op;
 pub mod output;

@@ -302,7 +302,8 @@ pub(crate) struct BenchArgs {
     #[arg(short = 'K', long = "per_iter_skip", value_name = "N")]
     #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
     pub per_iter_skip: i64,
-    /// Backend: nccl on GPUs, host (threads, host memory), auto = nccl if a GPU is usable
+    /// Backend: nccl on GPUs, host (threads, host memory), mpi (one rank per MPI process, host
+    /// memory; needs the `mpi` build), auto = nccl if a GPU is usable
     #[arg(long = "backend", value_name = "BACKEND")]
     #[arg(default_value = "auto")]
     pub backend: BackendArg,
@@ -368,6 +369,7 @@ pub(crate) enum BackendArg {
     Auto,
     Nccl,
     Host,
+    Mpi,
 }
 
 /// A `-o`/`-d` value: one name, or every name for `all`, in nccl-tests' order.

@@ -159,6 +159,7 @@ pub(crate) fn run_config(
             BackendArg::Auto => BackendChoice::Auto,
             BackendArg::Nccl => BackendChoice::Nccl,
             BackendArg::Host => BackendChoice::Host,
+            BackendArg::Mpi => BackendChoice::Mpi,
         },
         csv: a.csv,
         json,

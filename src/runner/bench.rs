@@ -138,6 +138,8 @@ impl Runner<'_> {
                 times.push(d.as_secs_f64() * 1e6 / m as f64);
             }
             self.backend.release_events()?;
+            // Per iteration, the slowest process (nccl-tests gathers them to rank 0).
+            let times = self.boot.max_f64s(&times)?;
             iter_stats(&times, cfg.per_iter_skip)
         } else {
             None

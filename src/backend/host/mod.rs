@@ -17,6 +17,11 @@ mod reduce;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "mpi")]
+pub(crate) use self::plan::extents;
+#[cfg(feature = "mpi")]
+pub(crate) use self::reduce::reduce;
+
 use self::arena::Arena;
 use self::queue::{Queues, Task};
 use crate::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};

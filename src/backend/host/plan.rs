@@ -48,7 +48,7 @@ pub(super) enum Op {
 }
 
 /// Elements of each rank's send and receive region for `count`, or `None` on overflow.
-pub(super) fn extents(coll: Collective, count: usize, nranks: usize) -> Option<(usize, usize)> {
+pub(crate) fn extents(coll: Collective, count: usize, nranks: usize) -> Option<(usize, usize)> {
     let all = count.checked_mul(nranks)?;
     Some(match coll {
         Collective::AllReduce

@@ -1,0 +1,106 @@
+//! The launcher sanity check, in every build: a binary told by launcher variables that it is
+//! one of N > 1 ranks but unable to join (no MPI support in the default build) stops before any
+//! work with one line and exit status 2. Without the `mpi` feature it also runs the real thing:
+//! the binary under `mpirun -np 2`, when mpirun is installed.
+
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn launcher_variables_without_mpi_support_are_refused() {
+    let out = bin()
+        .args(["all_reduce", "--backend", "host", "-b", "8", "-e", "8"])
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .env("OMPI_COMM_WORLD_RANK", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no work may start");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("Open MPI mpirun (OMPI_COMM_WORLD_SIZE=2"),
+        "{err}"
+    );
+    assert!(
+        err.contains("cargo build --release --features mpi"),
+        "{err}"
+    );
+    // The other ranks stay silent.
+    let out = bin()
+        .args(["all_reduce", "-b", "8", "-e", "8"])
+        .env("PMI_SIZE", "4")
+        .env("PMI_RANK", "3")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stderr.is_empty() && out.stdout.is_empty());
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn backend_mpi_needs_the_feature() {
+    let out = bin()
+        .args(["all_reduce", "--backend", "mpi", "-b", "8", "-e", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--features mpi"));
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn the_default_build_under_real_mpirun_is_refused() {
+    let Some(mpirun) = mpirun() else {
+        return;
+    };
+    let out = Command::new(mpirun)
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_ncclbench"))
+        .args(["all_reduce", "--backend", "host", "-b", "8", "-e", "8"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let all =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(all.matches("has no MPI support").count(), 1, "{all}");
+    assert!(!all.contains("Collective test starting"), "{all}");
+}
+
+/// mpirun, or `None` with the reason printed (a failure on CI, where it must be installed).
+/// The MPI build under another MPI's launcher (MPICH's `PMI_*` variables, Open MPI's library
+/// running as a singleton) sees a world of 1 and refuses.
+#[cfg(feature = "mpi")]
+#[test]
+fn an_mpi_world_unlike_the_launchers_is_refused() {
+    let out = bin()
+        .args(["all_reduce", "--backend", "mpi", "-b", "8", "-e", "8"])
+        .env("PMI_SIZE", "4")
+        .env("PMI_RANK", "0")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("MPI sees a world of 1"), "{err}");
+    assert!(err.contains("--features mpi"), "{err}");
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpirun() -> Option<&'static str> {
+    let found = Command::new("mpirun").arg("--version").output().is_ok();
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "mpirun is missing on CI (.ci/run installs openmpi-bin)"
+        );
+        eprintln!("skipped: mpirun is not installed");
+        return None;
+    }
+    Some("mpirun")
+}
