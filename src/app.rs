@@ -211,6 +211,7 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
         parallel_init: cfg.parallel_init,
         report_cputime: cfg.report_cputime,
         report_timestamps: cfg.report_timestamps,
+        show_algo: cfg.tuning.show_algo,
         nranks: info.nranks,
         devices: backend.devices(),
         reduced_max_bytes: None,
@@ -221,6 +222,8 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
 /// Runs a benchmark; returns the exit status of a completed run.
 pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let min_bw = min_bw_threshold()?;
+    // Before NCCL is loaded: it reads its debug environment once.
+    let mut tuning = crate::tuning::Session::start(cfg);
     let (mut backend, choice_notes) = open_backend(cfg)?;
     let mut boot = SingleProcess;
     let info = backend.info().clone();
@@ -235,6 +238,9 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     );
     if info.name == "host" {
         meta.backend_lines.extend(host_ignored_flags(cfg));
+    }
+    if let Some(t) = tuning.as_mut() {
+        meta.backend_lines.extend(t.begin(&info)?);
     }
     let mut sinks = Sinks::default();
     if boot.is_root() {
@@ -264,8 +270,11 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
         progress.begin(&meta)?;
         sinks.0.push(Box::new(BegunSink(progress)));
     }
-    let outcome =
-        Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks).run(min_bw, None)?;
+    let mut runner = Runner::new(cfg, &plan, backend.as_mut(), &mut boot, &mut sinks);
+    if let Some(t) = tuning.as_mut() {
+        runner = runner.with_observer(t);
+    }
+    let outcome = runner.run(min_bw, None)?;
     backend.close()?;
     Ok(outcome.exit_code())
 }

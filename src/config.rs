@@ -50,6 +50,17 @@ pub enum TimeReduce {
     Max,
 }
 
+/// NCCL's own evidence during a run (`crate::tuning`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TuningOptions {
+    /// `--tuning`: capture NCCL's debug log and join its decisions to the results.
+    pub capture: bool,
+    /// `--show-algo`: the decisions in the text table too (implies `capture`).
+    pub show_algo: bool,
+    /// `--nvtx`: NVTX ranges around every size, placement and phase.
+    pub nvtx: bool,
+}
+
 /// A validated benchmark configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
@@ -121,6 +132,8 @@ pub struct RunConfig {
     pub devices: Option<Vec<usize>>,
     /// `--timer`.
     pub timer: Timer,
+    /// `--tuning`, `--show-algo`, `--nvtx`.
+    pub tuning: TuningOptions,
     /// The command line as given.
     pub argv: Vec<String>,
 }

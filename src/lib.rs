@@ -27,4 +27,5 @@ pub mod plan;
 pub mod result;
 pub mod runner;
 pub mod stats;
+pub mod tuning;
 pub mod verify;

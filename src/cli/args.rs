@@ -323,6 +323,17 @@ pub(crate) struct BenchArgs {
     /// loop queued behind a host-released flag, launch overhead excluded)
     #[arg(long = "timer", value_name = "TIMER", default_value = "host")]
     pub timer: TimerArg,
+    /// Capture NCCL's debug log (INFO; INIT,ENV,GRAPH,TUNING,COLL) in the output directory and
+    /// join its per-call decisions to the results (algo, proto, channels columns)
+    #[arg(long = "tuning")]
+    pub tuning: bool,
+    /// Print NCCL's decision after each row of the text table (implies --tuning)
+    #[arg(long = "show-algo")]
+    pub show_algo: bool,
+    /// NVTX ranges around each size, placement and phase (libnvToolsExt at run time; a no-op
+    /// without it)
+    #[arg(long = "nvtx")]
+    pub nvtx: bool,
 }
 
 /// `--timer` values.

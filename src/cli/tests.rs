@@ -74,6 +74,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
+        tuning: Default::default(),
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }
 }

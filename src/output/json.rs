@@ -24,6 +24,7 @@ mod doc;
 mod key_tree;
 #[cfg(test)]
 mod tests;
+mod tuning;
 mod value;
 
 use value::J;
@@ -90,7 +91,7 @@ impl JsonSink {
         if let Some(s) = summary {
             fields.extend(doc::totals(s));
         }
-        fields.push(("ncclbench", doc::ncclbench(meta, summary.is_some())));
+        fields.push(("ncclbench", doc::ncclbench_with(meta, summary)));
         let mut text = J::Obj(fields).text();
         text.push('\n');
         let tmp = with_suffix(&self.path, ".tmp");
