@@ -129,10 +129,12 @@ impl Joiner {
             Event::Version {
                 version: Some(v), ..
             } => self.version = Some(*v),
-            Event::CommInit(c) if c.rank == 0 && u64::from(c.nranks) == self.nranks => {
-                if !matches!(c.phase, crate::logs::event::Phase::Destroy) {
-                    self.rank0_comm = Some(c.comm);
-                }
+            Event::CommInit(c)
+                if c.rank == 0
+                    && u64::from(c.nranks) == self.nranks
+                    && !matches!(c.phase, crate::logs::event::Phase::Destroy) =>
+            {
+                self.rank0_comm = Some(c.comm);
             }
             Event::Coll(c) if Some(c.comm) == self.rank0_comm => self.coll(c),
             Event::Decision(d) if self.is_rank0(d) => self.decision(d),
@@ -199,7 +201,7 @@ impl Joiner {
         let w = self
             .waiting
             .drain(..=i)
-            .last()
+            .next_back()
             .expect("position is in range");
         if w.measured {
             self.current.unmatched_calls -= 1;
