@@ -234,6 +234,7 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
         parallel_init: cfg.parallel_init,
         report_cputime: cfg.report_cputime,
         report_timestamps: cfg.report_timestamps,
+        show_algo: cfg.tuning.show_algo,
         nranks: info.nranks,
         devices: backend.devices(),
         reduced_max_bytes: None,
@@ -245,6 +246,8 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
 /// Runs a benchmark; returns the exit status of a completed run.
 pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     let min_bw = min_bw_threshold()?;
+    // Before NCCL is loaded: it reads its debug environment once.
+    let mut tuning = crate::tuning::Session::start(cfg);
     let join = Join::open(cfg)?;
     let (mut backend, choice_notes) = open_backend(cfg, &join)?;
     let mut boot = join.bootstrap();
@@ -267,6 +270,9 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     if info.name == "host" {
         meta.backend_lines.extend(host_ignored_flags(cfg));
     }
+    if let Some(t) = tuning.as_mut() {
+        meta.backend_lines.extend(t.begin(&info)?);
+    }
     let redactor = cfg.redact.then(|| run_redactor(&meta.devices));
     let out_meta = match &redactor {
         Some(r) => redact_meta(&meta, r),
@@ -287,9 +293,11 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
         Some(r) => Box::new(Redacting::new(sinks, r)),
         None => Box::new(sinks),
     };
-    let outcome = Runner::new(cfg, &plan, backend.as_mut(), boot.as_mut(), sink.as_mut())
-        .run(min_bw, None)
-        .map_err(|e| join.failed(e))?;
+    let mut runner = Runner::new(cfg, &plan, backend.as_mut(), boot.as_mut(), sink.as_mut());
+    if let Some(t) = tuning.as_mut() {
+        runner = runner.with_observer(t);
+    }
+    let outcome = runner.run(min_bw, None).map_err(|e| join.failed(e))?;
     backend.close()?;
     join.finished();
     // Every process exits with the same status.

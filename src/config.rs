@@ -52,6 +52,17 @@ pub enum TimeReduce {
     Max,
 }
 
+/// NCCL's own evidence during a run (`crate::tuning`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TuningOptions {
+    /// `--tuning`: capture NCCL's debug log and join its decisions to the results.
+    pub capture: bool,
+    /// `--show-algo`: the decisions in the text table too (implies `capture`).
+    pub show_algo: bool,
+    /// `--nvtx`: NVTX ranges around every size, placement and phase.
+    pub nvtx: bool,
+}
+
 /// A validated benchmark configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunConfig {
@@ -125,6 +136,8 @@ pub struct RunConfig {
     pub timer: Timer,
     /// `--redact`: mask identifying text in every output.
     pub redact: bool,
+    /// `--tuning`, `--show-algo`, `--nvtx`.
+    pub tuning: TuningOptions,
     /// The command line as given.
     pub argv: Vec<String>,
 }

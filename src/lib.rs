@@ -31,4 +31,5 @@ pub mod redact;
 pub mod result;
 pub mod runner;
 pub mod stats;
+pub mod tuning;
 pub mod verify;

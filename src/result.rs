@@ -7,6 +7,8 @@ use crate::collective::{Collective, OpColumn};
 use crate::dtype::DataType;
 use crate::op::RedOp;
 
+pub mod tuning;
+
 /// Out-of-place or in-place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,6 +109,8 @@ pub struct Measurement {
     pub wrong: Option<u64>,
     /// Per-iteration statistics when `-I 1`.
     pub iter: Option<IterStats>,
+    /// NCCL's decisions for this measurement's calls (`--tuning`); `None` without it.
+    pub tuning: Option<crate::result::tuning::Tuning>,
 }
 
 /// A completed row.
@@ -194,6 +198,8 @@ pub struct RunMeta {
     pub report_cputime: bool,
     /// `-S`.
     pub report_timestamps: bool,
+    /// `--show-algo`: NCCL's decisions after each text row.
+    pub show_algo: bool,
     /// Ranks in the communicator.
     pub nranks: usize,
     /// Devices of every rank.
@@ -221,6 +227,8 @@ pub struct Summary {
     pub error: Option<String>,
     /// Local end time.
     pub end_time: String,
+    /// How NCCL's debug log was joined to the calls (`--tuning`).
+    pub tuning: Option<crate::result::tuning::TuningReport>,
 }
 
 impl Summary {

@@ -331,6 +331,17 @@ pub(crate) struct BenchArgs {
     /// in every output (stdout, CSV and its .env.json, JSON)
     #[arg(long = "redact")]
     pub redact: bool,
+    /// Capture NCCL's debug log (INFO; INIT,ENV,GRAPH,TUNING,COLL) in the output directory and
+    /// join its per-call decisions to the results (algo, proto, channels columns)
+    #[arg(long = "tuning")]
+    pub tuning: bool,
+    /// Print NCCL's decision after each row of the text table (implies --tuning)
+    #[arg(long = "show-algo")]
+    pub show_algo: bool,
+    /// NVTX ranges around each size, placement and phase (libnvToolsExt at run time; a no-op
+    /// without it)
+    #[arg(long = "nvtx")]
+    pub nvtx: bool,
 }
 
 /// `--timer` values.

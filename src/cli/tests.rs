@@ -75,6 +75,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         devices: None,
         timer: Timer::Host,
         redact: false,
+        tuning: Default::default(),
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }
 }

@@ -6,7 +6,7 @@
 
 use super::args::{BackendArg, BenchArgs, DeviceList, TimerArg};
 use crate::collective::Collective;
-use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce, Timer};
+use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce, Timer, TuningOptions};
 use crate::error::Error;
 use crate::result::Step;
 use std::time::Duration;
@@ -170,7 +170,28 @@ pub(crate) fn run_config(
             TimerArg::Device => Timer::Device,
         },
         redact: a.redact,
+        tuning: tuning_options(a.tuning, a.show_algo, a.nvtx, a.backend)?,
         argv,
+    })
+}
+
+/// `--tuning`, `--show-algo` (which implies it) and `--nvtx`; NCCL's log needs NCCL.
+fn tuning_options(
+    tuning: bool,
+    show_algo: bool,
+    nvtx: bool,
+    backend: BackendArg,
+) -> Result<TuningOptions, Error> {
+    let capture = tuning || show_algo;
+    if capture && backend == BackendArg::Host {
+        return Err(Error::usage(
+            "--tuning and --show-algo read NCCL's debug log; the host backend has no NCCL",
+        ));
+    }
+    Ok(TuningOptions {
+        capture,
+        show_algo,
+        nvtx,
     })
 }
 

@@ -3,9 +3,10 @@
 //!
 //! Numbers use Rust's shortest round-trip spelling (full precision, `NaN` for not-a-number);
 //! empty fields mean "not applicable" (`wrong` when unchecked, the `iter_*` columns without
-//! per-iteration data, `op` for hypercube).
+//! per-iteration data, `op` for hypercube, NCCL's decision columns without `--tuning`).
 
 use crate::output::Sink;
+use crate::result::tuning::Tuning;
 use crate::result::{Measurement, Placement, RowKey, RunMeta};
 use std::fs::File;
 use std::io::{self, Write};
@@ -29,6 +30,11 @@ pub const CSV_COLUMNS: &[&str] = &[
     "backend",
     "cputime_us",
     "timestamp",
+    "algo",
+    "proto",
+    "channels",
+    "nccl_model_time_us",
+    "decision",
 ];
 
 /// The columns appended when per-iteration timing (`-I 1`) is on.
@@ -43,6 +49,22 @@ pub const CSV_ITER_COLUMNS: &[&str] = &[
     "iter_stdev_us",
     "iter_cv_pct",
 ];
+
+/// The `algo`, `proto`, `channels`, `nccl_model_time_us` and `decision` fields (`--tuning`):
+/// empty without it or without a decision line; a mixed measurement lists its distinct
+/// decisions, aligned, separated by `|`.
+fn tuning_fields(t: Option<&Tuning>) -> [String; 5] {
+    match t {
+        None => Default::default(),
+        Some(t) => [
+            t.algo_text(),
+            t.proto_text(),
+            t.channels_text(),
+            t.model_time_text(),
+            t.kind().to_string(),
+        ],
+    }
+}
 
 /// Local time as `%Y-%m-%d %H:%M:%S`.
 fn local_now() -> String {
@@ -170,6 +192,7 @@ impl Sink for CsvSink {
             m.cputime_us.to_string(),
             (self.clock)(),
         ];
+        fields.extend(tuning_fields(m.tuning.as_ref()));
         if self.per_iter {
             match &m.iter {
                 Some(it) => {

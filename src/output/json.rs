@@ -24,6 +24,7 @@ mod doc;
 mod key_tree;
 #[cfg(test)]
 mod tests;
+mod tuning;
 mod value;
 
 use value::J;
@@ -90,8 +91,7 @@ impl JsonSink {
         if let Some(s) = summary {
             fields.extend(doc::totals(s));
         }
-        let end_time = summary.map(|s| s.end_time.as_str());
-        fields.push(("ncclbench", doc::ncclbench(meta, end_time)));
+        fields.push(("ncclbench", doc::ncclbench_with(meta, summary)));
         let mut text = J::Obj(fields).text();
         text.push('\n');
         let tmp = with_suffix(&self.path, ".tmp");

@@ -48,6 +48,7 @@ pub fn meta() -> RunMeta {
         parallel_init: false,
         report_cputime: false,
         report_timestamps: false,
+        show_algo: false,
         nranks: 8,
         devices,
         reduced_max_bytes: None,
@@ -79,6 +80,7 @@ pub fn meas(time_us: f64, algbw_gbs: f64, busbw_gbs: f64, wrong: u64) -> Measure
         busbw_gbs,
         wrong: Some(wrong),
         iter: None,
+        tuning: None,
     }
 }
 
@@ -125,6 +127,7 @@ pub fn summary() -> Summary {
         memory: None,
         error: None,
         end_time: "2026-07-09 16:03:25".into(),
+        tuning: None,
     }
 }
 

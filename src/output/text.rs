@@ -97,6 +97,17 @@ pub(crate) fn body(cols: Columns, m: &Measurement) -> String {
     s
 }
 
+/// `--show-algo`: NCCL's decision of each placement (`Ring/LL128/0-3`, `mixed:...`, or `-`
+/// when none was found), after the standard columns.
+pub(crate) fn algo_columns(row: &Row) -> String {
+    let one = |m: &Measurement| m.tuning.as_ref().map_or("-".into(), |t| t.short());
+    format!(
+        "  {:>18}  {:>18}",
+        one(&row.out_of_place),
+        one(&row.in_place)
+    )
+}
+
 impl<W: Write> Sink for TextSink<W> {
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
         self.cols = Columns::of(meta);
@@ -118,6 +129,9 @@ impl<W: Write> Sink for TextSink<W> {
         if self.cols.timestamps {
             s += &format!("{:>21}", row.timestamp);
         }
+        if self.cols.show_algo {
+            s += &algo_columns(row);
+        }
         s += "\n";
         self.emit(&s)
     }
@@ -127,7 +141,12 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        let text = header::footer(summary, &self.program);
+        let mut text = String::new();
+        for line in summary.tuning.iter().flat_map(|t| t.lines()) {
+            text += &line;
+            text += "\n";
+        }
+        text += &header::footer(summary, &self.program);
         self.emit(&text)
     }
 }

@@ -3,7 +3,7 @@
 //! times, optionally blocking per `-z`), per-iteration events for `-I`, the cross-rank time
 //! reduction of `-a`, and `-c` verification runs.
 
-use super::Runner;
+use super::{Phase, Runner};
 use crate::backend::EventId;
 use crate::collective::Shape;
 use crate::config::Timer;
@@ -29,8 +29,10 @@ impl Runner<'_> {
             let case = self.check_case(sweep, shape, placement);
             verify::prepare(self.backend, &case)?;
         }
-        self.launch(sweep, shape, placement, 0)?;
+        self.range_push(sweep, shape, placement, Phase::Untimed);
+        self.launch(sweep, shape, placement, 0, Phase::Untimed)?;
         self.wait(sweep, shape, placement, "untimed launch")?;
+        self.range_pop();
         self.boot.barrier()?;
 
         let (n, m) = (u64::from(cfg.iters), u64::from(cfg.agg_iters));
@@ -38,6 +40,7 @@ impl Runner<'_> {
         let per_iter = cfg.per_iter && !graph;
         let z3 = cfg.blocking == 3 && !graph;
         let per_launch_wait = matches!(cfg.blocking, 1 | 2) && m == 1 && !graph;
+        self.range_push(sweep, shape, placement, Phase::Timed);
         if graph {
             self.backend.begin_capture()?;
         }
@@ -57,10 +60,10 @@ impl Runner<'_> {
                 starts.push(self.backend.record_event()?);
             }
             if m > 1 {
-                self.backend.group_start()?;
+                self.group_start()?;
             }
             for a in 0..m {
-                self.launch(sweep, shape, placement, iter * m + a)?;
+                self.launch(sweep, shape, placement, iter * m + a, Phase::Timed)?;
                 if per_launch_wait {
                     self.wait(sweep, shape, placement, "blocking launch")?;
                     if cfg.blocking == 1 {
@@ -69,7 +72,7 @@ impl Runner<'_> {
                 }
             }
             if m > 1 {
-                self.backend.group_end()?;
+                self.group_end()?;
             }
             if z3 {
                 self.wait(sweep, shape, placement, "blocking iteration")?;
@@ -128,6 +131,7 @@ impl Runner<'_> {
         if graph {
             self.backend.destroy_graphs()?;
         }
+        self.range_pop();
         let per_op_us = |d: Duration| d.as_secs_f64() * 1e6 / launches as f64;
         let local_us = per_op_us(elapsed);
         let time_us = self.boot.reduce_time(local_us, cfg.average)?;
@@ -161,6 +165,7 @@ impl Runner<'_> {
             busbw_gbs: busbw,
             wrong,
             iter,
+            tuning: None,
         })
     }
 
@@ -177,8 +182,10 @@ impl Runner<'_> {
         for _ in 0..self.cfg.check {
             let case = self.check_case(sweep, shape, placement);
             verify::prepare(self.backend, &case)?;
-            self.launch(sweep, shape, placement, 0)?;
+            self.range_push(sweep, shape, placement, Phase::Verify);
+            self.launch(sweep, shape, placement, 0, Phase::Verify)?;
             self.wait(sweep, shape, placement, "verification")?;
+            self.range_pop();
             let local = verify::check(self.backend, &case)?;
             wrong = self.boot.sum_u64(local)?;
             if wrong > 0 {

@@ -3,6 +3,7 @@
 //! ([`bench`]), each reported to the sinks the moment it exists.
 
 mod bench;
+pub mod observe;
 
 use crate::backend::{Backend, Call, RankArgs};
 use crate::bootstrap::Bootstrap;
@@ -12,6 +13,7 @@ use crate::error::Error;
 use crate::output::Sink;
 use crate::plan::{Plan, Sweep};
 use crate::result::{Placement, Row, RowKey, Summary};
+use observe::{Observer, OpKey, Phase};
 use std::time::Instant;
 
 /// What a finished (or failed) run adds up to.
@@ -55,6 +57,14 @@ pub struct Runner<'a> {
     rows: Vec<Row>,
     /// Whether the "gate opened early" notice was given.
     hold_expired_noted: bool,
+    /// Watches every call (`--tuning`, `--nvtx`).
+    observer: Option<&'a mut dyn Observer>,
+    /// Calls made on the communicator so far.
+    seq: u64,
+    /// Launch groups opened so far (a call outside a group is its own).
+    groups: u64,
+    /// Whether an `-m` group is open.
+    grouped: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -78,7 +88,17 @@ impl<'a> Runner<'a> {
             out_of_bounds: 0,
             rows: Vec::new(),
             hold_expired_noted: false,
+            observer: None,
+            seq: 0,
+            groups: 0,
+            grouped: false,
         }
+    }
+
+    /// Lets `observer` watch every call and annotate every measurement.
+    pub fn with_observer(mut self, observer: &'a mut dyn Observer) -> Self {
+        self.observer = Some(observer);
+        self
     }
 
     /// Runs every cycle of the plan. The sinks' `begin` must already have been called; `finish`
@@ -102,6 +122,7 @@ impl<'a> Runner<'a> {
             memory,
             error: result.as_ref().err().map(|e| e.to_string()),
             end_time: local_time(),
+            tuning: self.observer.as_mut().and_then(|o| o.report()),
         };
         self.sinks.finish(&summary)?;
         result?;
@@ -128,10 +149,12 @@ impl<'a> Runner<'a> {
         self.boot.barrier()?;
         for &size in &self.plan.warmup_sizes {
             let shape = self.shape(size, sweep);
+            self.range_push(sweep, &shape, Placement::OutOfPlace, Phase::Warmup);
             for _ in 0..self.cfg.warmup_iters {
-                self.launch(sweep, &shape, Placement::OutOfPlace, 0)?;
+                self.launch(sweep, &shape, Placement::OutOfPlace, 0, Phase::Warmup)?;
             }
             self.wait(sweep, &shape, Placement::OutOfPlace, "warm-up")?;
+            self.range_pop();
         }
         for &size in &self.plan.sizes {
             let shape = self.shape(size, sweep);
@@ -148,7 +171,10 @@ impl<'a> Runner<'a> {
             self.sinks.row_started(&key)?;
             let mut done = Vec::with_capacity(2);
             for placement in Placement::BOTH {
-                let m = self.bench(sweep, &shape, placement)?;
+                let mut m = self.bench(sweep, &shape, placement)?;
+                if let Some(o) = self.observer.as_mut() {
+                    m.tuning = o.measured(&key, placement);
+                }
                 self.busbw_sum += m.busbw_gbs;
                 self.busbw_n += 1;
                 if m.wrong.is_some_and(|w| w > 0) {
@@ -220,9 +246,66 @@ impl<'a> Runner<'a> {
         shape: &Shape,
         placement: Placement,
         k: u64,
+        phase: Phase,
     ) -> Result<(), Error> {
         let call = self.call(sweep, shape, placement, k);
-        self.backend.launch(&call)
+        self.backend.launch(&call)?;
+        if !self.grouped {
+            self.groups += 1;
+        }
+        if let Some(o) = self.observer.as_mut() {
+            o.call(&OpKey {
+                collective: call.coll,
+                dtype: call.dtype,
+                op: call.op,
+                root: call.root,
+                count: call.count as u64,
+                bytes: (call.count * call.dtype.size()) as u64,
+                placement,
+                phase,
+                seq: self.seq,
+                group: self.groups - 1,
+            });
+        }
+        self.seq += 1;
+        Ok(())
+    }
+
+    /// Opens an `-m` aggregation group.
+    fn group_start(&mut self) -> Result<(), Error> {
+        self.backend.group_start()?;
+        self.grouped = true;
+        self.groups += 1;
+        Ok(())
+    }
+
+    /// Closes the `-m` aggregation group.
+    fn group_end(&mut self) -> Result<(), Error> {
+        self.grouped = false;
+        self.backend.group_end()
+    }
+
+    /// Tells the observer that a phase of one size and placement starts.
+    fn range_push(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement, phase: Phase) {
+        if let Some(o) = self.observer.as_mut() {
+            let name = format!(
+                "{} {} {} {} B {} {}",
+                self.plan.collective,
+                sweep.dtype,
+                sweep.op,
+                shape.bytes,
+                placement.name(),
+                phase.name()
+            );
+            o.range_push(&name);
+        }
+    }
+
+    /// Tells the observer that the phase ended.
+    fn range_pop(&mut self) {
+        if let Some(o) = self.observer.as_mut() {
+            o.range_pop();
+        }
     }
 
     /// Waits for every local queue under the `-T` deadline, naming the case on timeout.

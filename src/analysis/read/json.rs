@@ -66,6 +66,7 @@ pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
                     algbw_gbs,
                     busbw_gbs,
                     wrong,
+                    tuning: placement_tuning(result.get(key)).or_else(|| base.tuning.clone()),
                     ..base.clone()
                 }),
                 Err(why) => skip(&mut set, format!("{key}: {why}")),
@@ -186,6 +187,14 @@ fn base_row(result: &Value, info: &FileInfo, source: &SourceRef) -> Result<Input
         wrong: None,
         tuning: tuning(text("algo"), text("proto"), text("channels")),
     })
+}
+
+/// NCCL's decision written into a placement object by `--tuning` (`algo`, `proto`,
+/// `channels`; `null` or absent when there was none).
+fn placement_tuning(v: Option<&Value>) -> Option<crate::analysis::input::Tuning> {
+    let m = v?.as_object()?;
+    let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+    tuning(text("algo"), text("proto"), text("channels"))
 }
 
 /// `(time, algbw, busbw, wrong)` of one placement object.

@@ -26,11 +26,11 @@ fn small_run_writes_header_and_one_line_per_placement() {
     assert_eq!(
         text,
         concat!(
-            "cycle,collective,dtype,op,root,nranks,placement,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong,backend,cputime_us,timestamp\n",
-            "0,all_reduce,float,sum,-1,8,out_of_place,8,2,12.345,0.000648,0.001134,0,nccl,1.2345000000000002,2026-07-09 16:03:22\n",
-            "0,all_reduce,float,sum,-1,8,in_place,8,2,11.9,0.000672,0.001176,0,nccl,1.19,2026-07-09 16:03:22\n",
-            "0,broadcast,float,none,2,8,out_of_place,134217728,33554432,1234.56,108.72,190.25,0,nccl,123.45599999999999,2026-07-09 16:03:22\n",
-            "0,broadcast,float,none,2,8,in_place,134217728,33554432,1230,109.12,190.96,,nccl,123,2026-07-09 16:03:22\n",
+            "cycle,collective,dtype,op,root,nranks,placement,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong,backend,cputime_us,timestamp,algo,proto,channels,nccl_model_time_us,decision\n",
+            "0,all_reduce,float,sum,-1,8,out_of_place,8,2,12.345,0.000648,0.001134,0,nccl,1.2345000000000002,2026-07-09 16:03:22,,,,,\n",
+            "0,all_reduce,float,sum,-1,8,in_place,8,2,11.9,0.000672,0.001176,0,nccl,1.19,2026-07-09 16:03:22,,,,,\n",
+            "0,broadcast,float,none,2,8,out_of_place,134217728,33554432,1234.56,108.72,190.25,0,nccl,123.45599999999999,2026-07-09 16:03:22,,,,,\n",
+            "0,broadcast,float,none,2,8,in_place,134217728,33554432,1230,109.12,190.96,,nccl,123,2026-07-09 16:03:22,,,,,\n",
         )
     );
     assert_eq!(text.lines().next().unwrap(), CSV_COLUMNS.join(","));
@@ -52,13 +52,13 @@ fn per_iteration_runs_add_the_iter_columns() {
     let header = [CSV_COLUMNS, CSV_ITER_COLUMNS].concat().join(",");
     assert_eq!(lines[0], header);
     assert!(
-        lines[1].ends_with("2026-07-09 16:03:22,1,11.5,14.25,12.5,12.25,14,14.25,0.75,6"),
+        lines[1].ends_with("2026-07-09 16:03:22,,,,,,1,11.5,14.25,12.5,12.25,14,14.25,0.75,6"),
         "{}",
         lines[1]
     );
     // No per-iteration data for the in-place half: the nine columns are present but empty.
     assert!(
-        lines[2].ends_with("2026-07-09 16:03:22,,,,,,,,,"),
+        lines[2].ends_with("2026-07-09 16:03:22,,,,,,,,,,,,,,"),
         "{}",
         lines[2]
     );
@@ -142,4 +142,39 @@ fn fields_are_quoted_only_when_needed() {
     assert_eq!(quote("a,b"), "\"a,b\"");
     assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
     assert_eq!(quote("two\nlines"), "\"two\nlines\"");
+}
+
+#[test]
+fn tuning_fields_follow_the_timestamp_and_list_mixed_decisions_aligned() {
+    use crate::result::tuning::{Tuning, TuningDecision};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv");
+    let mut rs = rows();
+    rs.truncate(1);
+    let d = |proto: &str, t: f64| TuningDecision {
+        algo: "Ring".into(),
+        proto: proto.into(),
+        channels: None,
+        model_time_us: Some(t),
+        calls: 1,
+    };
+    let mut mixed = Tuning::default();
+    mixed.add(d("LL", 10.5));
+    mixed.add(d("LL128", 12.0));
+    rs[0].out_of_place.tuning = Some(mixed);
+    rs[0].in_place.tuning = Some(Tuning::default());
+    let mut s = sink(&path);
+    drive(&mut s, &meta(), &rs, &summary());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[1].ends_with("2026-07-09 16:03:22,Ring|Ring,LL|LL128,|,10.5|12,mixed"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].ends_with("2026-07-09 16:03:22,,,,,"),
+        "{}",
+        lines[2]
+    );
 }

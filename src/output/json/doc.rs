@@ -74,12 +74,16 @@ fn measurement(m: &Measurement, cputime: bool) -> J {
     } else {
         ("time", m.time_us)
     };
-    J::Obj(vec![
+    let mut fields = vec![
         (time_key, J::Num(time)),
         ("alg_bw", J::Num(m.algbw_gbs)),
         ("bus_bw", J::Num(m.busbw_gbs)),
         ("nwrong", m.wrong.map_or(J::Null, |w| J::Num(w as f64))),
-    ])
+    ];
+    if let Some(t) = &m.tuning {
+        fields.extend(super::tuning::placement_fields(t));
+    }
+    J::Obj(fields)
 }
 
 fn per_iter(it: &IterStats) -> J {
@@ -181,4 +185,13 @@ pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>) -> J {
         fields.push(("environment", J::Raw(text)));
     }
     J::Obj(fields)
+}
+
+/// [`ncclbench`] with the `tuning` report added once the run is finished.
+pub(crate) fn ncclbench_with(meta: &RunMeta, summary: Option<&Summary>) -> J {
+    let mut j = ncclbench(meta, summary.map(|s| s.end_time.as_str()));
+    if let (J::Obj(fields), Some(t)) = (&mut j, summary.and_then(|s| s.tuning.as_ref())) {
+        fields.push(("tuning", super::tuning::report(t)));
+    }
+    j
 }

@@ -45,6 +45,7 @@ fn reformat(line: &str, collective: Collective) -> String {
         busbw_gbs: f[i + 2].parse().unwrap(),
         wrong: f[i + 3].parse().ok(),
         iter: None,
+        tuning: None,
     };
     let cols = Columns::default();
     preamble(&key) + &body(cols, &m(5)) + &body(cols, &m(9))

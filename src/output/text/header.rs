@@ -13,6 +13,8 @@ pub(crate) struct Columns {
     pub cputime: bool,
     /// `-S 1`: a timestamp column at the end of each row.
     pub timestamps: bool,
+    /// `--show-algo`: NCCL's decision per placement after the standard columns.
+    pub show_algo: bool,
 }
 
 impl Columns {
@@ -22,6 +24,7 @@ impl Columns {
             per_iter: meta.per_iter,
             cputime: meta.report_cputime,
             timestamps: meta.report_timestamps,
+            show_algo: meta.show_algo,
         }
     }
 }
@@ -97,6 +100,7 @@ fn header_row(
     measured: [&str; 4],
     iter: [&str; 4],
     ts: &str,
+    algo: [&str; 2],
 ) -> String {
     let mut s = format!(
         "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}",
@@ -115,8 +119,11 @@ fn header_row(
         }
     }
     let (width, ts) = if cols.timestamps { (19, ts) } else { (0, "") };
-    s += &format!(" {ts:>width$}\n");
-    s
+    s += &format!(" {ts:>width$}");
+    if cols.show_algo {
+        s += &format!(" {:>18}  {:>18}", algo[0], algo[1]);
+    }
+    s + "\n"
 }
 
 /// The `#` line and the three-line column header.
@@ -137,6 +144,7 @@ pub(crate) fn column_header(cols: Columns) -> String {
         [time, "algbw", "busbw", "#wrong"],
         ["i_min", "i_max", "i_p99", "i_cv%"],
         "timestamp",
+        ["nccl out-of-place", "nccl in-place"],
     );
     s += &header_row(
         cols,
@@ -144,6 +152,7 @@ pub(crate) fn column_header(cols: Columns) -> String {
         ["(us)", "(GB/s)", "(GB/s)", ""],
         ["(us)", "(us)", "(us)", "(%)"],
         "%Y-%m-%d %H:%M:%S",
+        ["(algo/proto/chan)", "(algo/proto/chan)"],
     );
     s
 }
