@@ -119,9 +119,9 @@ fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Box<dyn Backend>, Vec<S
     match cfg.backend {
         BackendChoice::Host => Ok((host()?, vec![])),
         BackendChoice::Mpi => Ok((join.mpi_backend(cfg)?, vec![])),
-        BackendChoice::Nccl => Ok((Box::new(open_nccl(cfg, join)?), vec![])),
+        BackendChoice::Nccl => Ok((join.track(Box::new(open_nccl(cfg, join)?)), vec![])),
         BackendChoice::Auto => match auto_unavailable(cfg) {
-            None => Ok((Box::new(open_nccl(cfg, join)?), vec![])),
+            None => Ok((join.track(Box::new(open_nccl(cfg, join)?)), vec![])),
             Some(why) if join.is_multi() => Ok((
                 join.mpi_backend(cfg)?,
                 vec![format!("# --backend auto chose mpi: {why}")],

@@ -11,6 +11,7 @@ mod exec;
 mod nb;
 mod oob;
 mod track;
+mod tracked;
 
 pub use backend::MpiBackend;
 pub use boot::MpiBootstrap;
@@ -154,6 +155,14 @@ impl MpiJob {
             device,
             self.tracker.clone(),
         )
+    }
+
+    /// `backend` with its completion waits numbered for the hang diagnosis (the NCCL backend).
+    pub fn tracked(
+        &self,
+        backend: Box<dyn crate::backend::Backend>,
+    ) -> Box<dyn crate::backend::Backend> {
+        Box::new(tracked::Tracked::new(backend, self.tracker.clone()))
     }
 
     /// Broadcasts `bytes` from the group's rank 0 (the NCCL unique id of the group).

@@ -115,6 +115,16 @@ impl Join {
         )))
     }
 
+    /// `backend` as the run uses it: in an MPI job, its waits are numbered for the hang
+    /// diagnosis (the MPI backend numbers its own ops).
+    pub fn track(&self, backend: Box<dyn Backend>) -> Box<dyn Backend> {
+        #[cfg(feature = "mpi")]
+        if let Some(j) = &self.job {
+            return j.tracked(backend);
+        }
+        backend
+    }
+
     /// A failed run: a timeout with the hang-diagnosis channel ends in the diagnosis and exit
     /// status 4 on every rank (never returns); anything else comes back.
     pub fn failed(&self, e: Error) -> Error {
