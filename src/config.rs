@@ -209,4 +209,6 @@ pub struct AnalyzeConfig {
     pub peak_gbs: Option<f64>,
     /// `--format`.
     pub format: ReportFormat,
+    /// `--nccl-log FILE`: NCCL debug logs whose findings are reported next to the curves.
+    pub nccl_logs: Vec<PathBuf>,
 }

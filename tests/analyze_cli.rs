@@ -157,3 +157,33 @@ fn bad_inputs_are_one_line_errors_with_status_2() {
     usage_error(&[&a, "--peak-gbs", "-3"], "--peak-gbs");
     usage_error(&[&a, "--format", "yaml"], "yaml");
 }
+
+/// `--nccl-log`: the findings of the run's NCCL log are reported after the curves, with the
+/// rule id and the evidence line, in text and as a `nccl_log_findings` list in JSON (the
+/// report's own keys unchanged before it).
+#[test]
+fn nccl_log_findings_are_reported_next_to_the_curves() {
+    let log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/logs/v2.27_named_symmetric.log");
+    let log = log.to_str().unwrap();
+    let [a, _] = sweeps();
+    let text = analyze(&[&a, "--nccl-log", log]);
+    assert_eq!(text.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&text.stdout);
+    let at = out.find("NCCL log findings (").expect("findings section");
+    assert!(out[..at].contains("rows read"), "after the curve report");
+    let json = analyze(&[&a, "--format", "json", "--nccl-log", log]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("valid JSON");
+    let list = v["nccl_log_findings"].as_array().expect("list");
+    assert!(!list.is_empty(), "{out}");
+    for f in list {
+        assert!(f["rule"].is_string() && f["evidence"].is_array(), "{f}");
+        assert!(
+            out.contains(f["rule"].as_str().unwrap()),
+            "text names rule {}",
+            f["rule"]
+        );
+    }
+    assert_eq!(v["schema"], "ncclbench-analysis/1");
+    usage_error(&[&a, "--nccl-log", "/nonexistent/nccl.log"], "nccl.log");
+}

@@ -28,8 +28,20 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
         ReportFormat::Markdown => super::report::Format::Markdown,
         ReportFormat::Json => super::report::Format::Json,
     };
+    let findings = if cfg.nccl_logs.is_empty() {
+        None
+    } else {
+        Some(
+            crate::logs::findings::findings_for_files(&cfg.nccl_logs)
+                .map_err(|e| Error::usage(e.to_string()))?,
+        )
+    };
+    let mut report = super::report::render(&analysis, format);
+    if let Some(f) = &findings {
+        report = super::log_findings::append(report, f, cfg.format);
+    }
     let mut out = std::io::stdout().lock();
-    out.write_all(super::report::render(&analysis, format).as_bytes())?;
+    out.write_all(report.as_bytes())?;
     out.flush()?;
     if let Some(dir) = &cfg.out {
         let written = super::report::write_dir(&analysis, dir)?;

@@ -10,6 +10,7 @@ pub mod command;
 pub mod curve;
 pub mod fit;
 pub mod input;
+pub mod log_findings;
 pub mod plot;
 pub mod read;
 pub mod report;

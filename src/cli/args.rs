@@ -135,6 +135,10 @@ pub(crate) struct AnalyzeArgs {
     /// What to print on stdout
     #[arg(long, value_enum, default_value = "text")]
     pub format: FormatArg,
+    /// An NCCL debug log of the same run (repeatable): its rule-based findings are reported
+    /// after the curves
+    #[arg(long = "nccl-log", value_name = "FILE")]
+    pub nccl_log: Vec<PathBuf>,
 }
 
 /// Flags of `ncclbench logs`.

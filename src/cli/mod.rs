@@ -112,6 +112,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
         out: a.out,
         peak_gbs: a.peak_gbs,
         format,
+        nccl_logs: a.nccl_log,
     })
 }
 
