@@ -249,3 +249,28 @@ fn tuning_needs_nccl_and_an_absent_nvtx_library_is_silent() {
     );
     assert!(!r.out.contains("NCCL INFO"));
 }
+
+/// The whole path on a format with model times (2.20): `--tuning` writes NCCL's model time per
+/// row, and `analyze` compares measured with model time per regime and labels each fitted step
+/// with the decision change at it (or says there is none).
+#[test]
+fn analyze_reads_the_decisions_and_model_times_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        dir.path(),
+        "all_reduce -g 2 -b 1K -e 8M -f 4 -n 2 --tuning --csv r.csv",
+        &[("FAKE_NCCL_VERSION", "22003")],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let rows = csv(&dir.path().join("r.csv"));
+    assert!(rows.iter().all(|r| !r["nccl_model_time_us"].is_empty()));
+    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+        .arg("analyze")
+        .arg(dir.path().join("r.csv"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("time/model"), "{text}");
+    assert!(text.contains("Tree/LL"), "{text}");
+}

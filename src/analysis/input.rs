@@ -14,7 +14,7 @@ pub struct SourceRef {
 }
 
 /// NCCL's choice for the calls behind a row, when the input carries it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tuning {
     /// Algorithm in NCCL's spelling (`Ring`, `Tree`, `NVLS`, ...), `mixed` when calls differed.
     pub algo: String,
@@ -22,6 +22,18 @@ pub struct Tuning {
     pub proto: String,
     /// Channel range as printed, e.g. `0..15`.
     pub channels: String,
+    /// NCCL's own model time for the call in microseconds, where the log format prints it
+    /// (2.20-2.23; the `nccl_model_time_us` field of `--tuning` output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_time_us: Option<f64>,
+}
+
+impl Tuning {
+    /// Whether both name the same decision (algorithm, protocol, channels); NCCL's model time
+    /// is not part of the decision.
+    pub fn same_decision(&self, other: &Tuning) -> bool {
+        (&self.algo, &self.proto, &self.channels) == (&other.algo, &other.proto, &other.channels)
+    }
 }
 
 /// One measured placement of one size, from any input format.

@@ -120,7 +120,7 @@ fn curve(
         let (sa, ta) = side_stats(&after[&bytes], point(&ra, bytes).as_ref());
         let test = stats::welch_log(&tb, &ta);
         let tuning_change = match (&sb.tuning, &sa.tuning) {
-            (Some(x), Some(y)) if x != y => tuning_change(Some(x), Some(y)),
+            (Some(x), Some(y)) if !x.same_decision(y) => tuning_change(Some(x), Some(y)),
             _ => None,
         };
         tests.push(test);

@@ -153,7 +153,7 @@ pub fn switch_points(points: &[CurvePoint], regimes: &[Regime]) -> Vec<SwitchPoi
 /// change` when both sides agree, `None` unless both sides are annotated.
 pub fn tuning_change(before: Option<&Tuning>, after: Option<&Tuning>) -> Option<String> {
     let (a, b) = (before?, after?);
-    if a == b {
+    if a.same_decision(b) {
         return Some("no decision change".into());
     }
     let label = |t: &Tuning| format!("{}/{}", t.proto, t.algo);

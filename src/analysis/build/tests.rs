@@ -228,6 +228,7 @@ fn switch_points_carry_the_time_jump_and_the_decision_change() {
         algo: "Ring".into(),
         proto: proto.into(),
         channels: "0..1".into(),
+        model_time_us: None,
     };
     let rows: Vec<InputRow> = (3..=30)
         .map(|e| {

@@ -62,6 +62,7 @@ fn random_row(state: &mut u64) -> InputRow {
             algo: pick(state, &["Ring", "Tree"]).into(),
             proto: "LL".into(),
             channels: "0..1".into(),
+            model_time_us: None,
         }),
     }
 }

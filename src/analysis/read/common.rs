@@ -55,6 +55,22 @@ pub(crate) fn collective_name(text: &str) -> Option<String> {
     })
 }
 
+/// [`tuning`] with NCCL's model time (`nccl_model_time_us`), when given and a number.
+pub(crate) fn tuning_with_model(
+    algo: &str,
+    proto: &str,
+    channels: &str,
+    model: &str,
+) -> Option<Tuning> {
+    let mut t = tuning(algo, proto, channels)?;
+    t.model_time_us = model
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0);
+    Some(t)
+}
+
 /// Tuning annotations, when any of the three is non-empty.
 pub(crate) fn tuning(algo: &str, proto: &str, channels: &str) -> Option<Tuning> {
     if algo.is_empty() && proto.is_empty() && channels.is_empty() {
@@ -64,6 +80,7 @@ pub(crate) fn tuning(algo: &str, proto: &str, channels: &str) -> Option<Tuning> 
         algo: algo.to_string(),
         proto: proto.to_string(),
         channels: channels.to_string(),
+        model_time_us: None,
     })
 }
 

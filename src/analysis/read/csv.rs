@@ -7,7 +7,7 @@
 //! Optional ones default to: `collective` none, `op` empty, `root` -1, `nranks` unknown,
 //! `cycle` 0, `count` 0, `wrong` none (as when it is empty).
 
-use super::common::{collective_name, fail, int, known_dtype, num, tuning, uint};
+use super::common::{collective_name, fail, int, known_dtype, num, tuning_with_model, uint};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
 use crate::error::Error;
 use crate::result::Placement;
@@ -200,6 +200,11 @@ fn record(cols: &HashMap<String, usize>, fields: &[Cow<str>]) -> Result<InputRow
             "" => None,
             w => Some(num(w).ok_or_else(|| format!("wrong `{w}` is not a number"))?),
         },
-        tuning: tuning(get("algo"), get("proto"), get("channels")),
+        tuning: tuning_with_model(
+            get("algo"),
+            get("proto"),
+            get("channels"),
+            get("nccl_model_time_us"),
+        ),
     })
 }

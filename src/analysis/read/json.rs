@@ -194,7 +194,12 @@ fn base_row(result: &Value, info: &FileInfo, source: &SourceRef) -> Result<Input
 fn placement_tuning(v: Option<&Value>) -> Option<crate::analysis::input::Tuning> {
     let m = v?.as_object()?;
     let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
-    tuning(text("algo"), text("proto"), text("channels"))
+    let model = m
+        .get("nccl_model_time_us")
+        .and_then(Value::as_f64)
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    super::common::tuning_with_model(text("algo"), text("proto"), text("channels"), &model)
 }
 
 /// `(time, algbw, busbw, wrong)` of one placement object.

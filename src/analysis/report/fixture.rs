@@ -57,6 +57,7 @@ fn all_reduce_tuning(bytes: u64) -> Tuning {
         algo: algo.into(),
         proto: proto.into(),
         channels: channels.into(),
+        model_time_us: None,
     }
 }
 

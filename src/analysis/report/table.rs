@@ -107,11 +107,38 @@ pub(crate) fn regime_tuning(c: &CurveReport, r: &Regime) -> String {
     seen.join(", ")
 }
 
-/// The fitted regimes: size range, alpha, algbw, busbw, fit error, points, and NCCL's choice
-/// when annotated (the column is left out otherwise).
+/// Measured over NCCL's model time in a regime: the median of `time / model` over its points
+/// that carry a model time (`--tuning` on NCCL 2.20-2.23), `None` without any.
+pub(crate) fn regime_model_ratio(c: &CurveReport, r: &Regime) -> Option<f64> {
+    let mut ratios: Vec<f64> = c
+        .points
+        .iter()
+        .filter(|p| p.bytes >= r.from_bytes && p.bytes <= r.to_bytes)
+        .filter_map(|p| {
+            let model = p.tuning.as_ref()?.model_time_us?;
+            Some(p.time_us / model).filter(|x| x.is_finite())
+        })
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let n = ratios.len();
+    Some(if n % 2 == 1 {
+        ratios[n / 2]
+    } else {
+        (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0
+    })
+}
+
+/// The fitted regimes: size range, alpha, algbw, busbw, fit error, points, NCCL's choice when
+/// annotated, and measured over NCCL's model time when the log had model times (each column
+/// is left out otherwise).
 pub(crate) fn regimes(c: &CurveReport) -> Table {
     let tunings: Vec<String> = c.regimes.iter().map(|r| regime_tuning(c, r)).collect();
     let with_tuning = tunings.iter().any(|t| !t.is_empty());
+    let models: Vec<Option<f64>> = c.regimes.iter().map(|r| regime_model_ratio(c, r)).collect();
+    let with_model = models.iter().any(Option::is_some);
     let mut columns = vec![
         ("regime", Right),
         ("sizes", Left),
@@ -124,8 +151,11 @@ pub(crate) fn regimes(c: &CurveReport) -> Table {
     if with_tuning {
         columns.push(("tuning", Left));
     }
+    if with_model {
+        columns.push(("time/model", Right));
+    }
     let mut table = Table::new(&columns);
-    for (i, (r, tuning)) in c.regimes.iter().zip(tunings).enumerate() {
+    for (i, ((r, tuning), model)) in c.regimes.iter().zip(tunings).zip(models).enumerate() {
         let mut row = vec![
             (i + 1).to_string(),
             units::size_range(r.from_bytes, r.to_bytes),
@@ -137,6 +167,9 @@ pub(crate) fn regimes(c: &CurveReport) -> Table {
         ];
         if with_tuning {
             row.push(tuning);
+        }
+        if with_model {
+            row.push(model.map_or_else(|| "-".into(), |m| format!("{m:.2}x")));
         }
         table.rows.push(row);
     }
@@ -192,4 +225,32 @@ pub(crate) fn counts(analysis: &Analysis) -> String {
         "rows read {}, skipped {}",
         analysis.rows_read, analysis.rows_skipped
     )
+}
+
+#[cfg(test)]
+mod model_tests {
+    use super::*;
+    use crate::analysis::report::fixture;
+
+    #[test]
+    fn the_regime_table_compares_measured_time_with_nccl_model_time_when_present() {
+        let mut c = fixture::all_reduce();
+        let plain = regimes(&c);
+        assert!(!plain.headers.contains(&"time/model"));
+        // NCCL's model says half the measured time in every point of the first regime.
+        let first = c.regimes[0].clone();
+        for p in &mut c.points {
+            if p.bytes <= first.to_bytes {
+                if let Some(t) = p.tuning.as_mut() {
+                    t.model_time_us = Some(p.time_us / 2.0);
+                }
+            }
+        }
+        assert_eq!(regime_model_ratio(&c, &first), Some(2.0));
+        assert_eq!(regime_model_ratio(&c, &c.regimes[1].clone()), None);
+        let t = regimes(&c);
+        let col = t.headers.iter().position(|n| *n == "time/model").unwrap();
+        assert_eq!(t.rows[0][col], "2.00x");
+        assert_eq!(t.rows[1][col], "-");
+    }
 }

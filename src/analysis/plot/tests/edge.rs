@@ -86,6 +86,7 @@ fn hostile_text_is_escaped_and_long_titles_are_cut() {
         algo: "<Ring>".into(),
         proto: "\u{1}LL&".into(),
         channels: String::new(),
+        model_time_us: None,
     });
     let svg = busbw_svg(&c);
     parse(&svg);

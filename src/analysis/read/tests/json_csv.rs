@@ -113,6 +113,7 @@ fn csv_tuning_columns_quotes_and_a_second_header() {
             algo: algo.into(),
             proto: proto.into(),
             channels: channels.into(),
+            model_time_us: None,
         })
     };
     assert_eq!(
