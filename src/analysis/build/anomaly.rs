@@ -12,8 +12,10 @@
 //!   their median.
 //! * `outlier`: the robust fit rejected the size.
 //! * `unusable_time` (from pooling): rows whose time is not a finite non-negative number.
+//! * `decision_change_without_step`: NCCL's annotated decision changes but the fit has no step
+//!   within one size of it.
 
-use crate::analysis::curve::{Anomaly, CurvePoint, CurveReport};
+use crate::analysis::curve::{Anomaly, CurvePoint, CurveReport, Regime};
 use crate::analysis::input::InputRow;
 use std::collections::BTreeMap;
 
@@ -155,4 +157,39 @@ pub fn placement_disagreements(curves: &mut [CurveReport]) {
         ip.anomalies.extend(found.iter().cloned());
         oop.anomalies.extend(found);
     }
+}
+
+/// Sizes where NCCL's decision changes but the fit has no step at or next to it
+/// (`decision_change_without_step`): the new algorithm or protocol performs like the old one
+/// there, or the fit merged two regimes — either way worth a look next to the steps that do
+/// match a decision change (their `tuning_change` on the switch point).
+pub fn unfitted_decision_changes(points: &[CurvePoint], regimes: &[Regime]) -> Vec<Anomaly> {
+    let steps: Vec<u64> = regimes.iter().skip(1).map(|r| r.from_bytes).collect();
+    let mut out = Vec::new();
+    if points.len() < 2 {
+        return out;
+    }
+    for i in 1..points.len() {
+        let (Some(a), Some(b)) = (&points[i - 1].tuning, &points[i].tuning) else {
+            continue;
+        };
+        if a.same_decision(b) {
+            continue;
+        }
+        // A step within one size of the change counts as matching it.
+        let lo = points[i.saturating_sub(2)].bytes;
+        let hi = points[(i + 1).min(points.len() - 1)].bytes;
+        if steps.iter().any(|&s| s > lo && s <= hi) {
+            continue;
+        }
+        out.push(Anomaly {
+            kind: "decision_change_without_step".into(),
+            bytes: points[i].bytes,
+            detail: format!(
+                "NCCL switches {}/{} -> {}/{} here but the fit has no step near it",
+                a.algo, a.proto, b.algo, b.proto
+            ),
+        });
+    }
+    out
 }

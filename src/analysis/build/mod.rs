@@ -71,6 +71,7 @@ pub fn curve_report(key: &CurveKey, rows: &[&InputRow], peak_gbs: Option<f64>) -
     anomalies.extend(anomaly::cycle_disagreements(&points));
     anomalies.extend(anomaly::wrong_data(rows));
     anomalies.extend(anomaly::outliers(&points, &fitted.outliers, fitted.noise));
+    anomalies.extend(anomaly::unfitted_decision_changes(&points, &fitted.regimes));
     CurveReport {
         collective: key.collective.clone(),
         dtype: key.dtype.clone(),

@@ -249,6 +249,37 @@ fn switch_points_carry_the_time_jump_and_the_decision_change() {
         (c.regimes[1].busbw_gbs - 40.0).abs() < 1e-6,
         "factor 1 at 2 ranks"
     );
+    let unmatched = |c: &crate::analysis::curve::CurveReport| {
+        c.anomalies
+            .iter()
+            .filter(|a| a.kind == "decision_change_without_step")
+            .map(|a| a.bytes)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        unmatched(&c),
+        Vec::<u64>::new(),
+        "the step matches the change"
+    );
+    // The same straight curve, but NCCL relabels the channels at 1 MiB: a decision change
+    // with no step in the fit is reported at that size.
+    let rows: Vec<InputRow> = (3..=30)
+        .map(|e| {
+            let mut r = row(
+                Some("all_reduce"),
+                Some(2),
+                1 << e,
+                5.0 + (1u64 << e) as f64 / 2e3,
+            );
+            let mut t = tuned("LL");
+            if e >= 20 {
+                t.channels = "0..3".into();
+            }
+            r.tuning = Some(t);
+            r
+        })
+        .collect();
+    assert_eq!(unmatched(&only_curve(rows)), vec![1 << 20]);
 }
 
 #[test]
