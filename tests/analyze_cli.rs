@@ -185,5 +185,18 @@ fn nccl_log_findings_are_reported_next_to_the_curves() {
         );
     }
     assert_eq!(v["schema"], "ncclbench-analysis/1");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let r = analyze(&[&a, "--nccl-log", log, "--out", out_dir]);
+    assert_eq!(r.status.code(), Some(0));
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("## NCCL log findings ("),
+        "report.md carries the findings"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("analysis.json")).unwrap())
+            .unwrap();
+    assert_eq!(j["nccl_log_findings"], v["nccl_log_findings"]);
     usage_error(&[&a, "--nccl-log", "/nonexistent/nccl.log"], "nccl.log");
 }

@@ -45,9 +45,34 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     out.flush()?;
     if let Some(dir) = &cfg.out {
         let written = super::report::write_dir(&analysis, dir)?;
+        if let Some(f) = &findings {
+            add_findings(dir, f)?;
+        }
         if cfg.format == ReportFormat::Text {
             writeln!(out, "wrote {} files to {}", written.len(), dir.display())?;
         }
     }
     Ok(exit::OK)
+}
+
+/// `--nccl-log` with `--out DIR`: the findings go into `report.md` and `analysis.json` too
+/// (the HTML report does not carry them yet).
+fn add_findings(
+    dir: &std::path::Path,
+    findings: &[crate::logs::findings::Finding],
+) -> Result<(), Error> {
+    for (name, format) in [
+        ("report.md", ReportFormat::Markdown),
+        ("analysis.json", ReportFormat::Json),
+    ] {
+        let path = dir.join(name);
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let text = std::fs::read_to_string(&path).map_err(io)?;
+        let text = super::log_findings::append(text, findings, format);
+        std::fs::write(&path, text).map_err(io)?;
+    }
+    Ok(())
 }
