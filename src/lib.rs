@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod accept;
 pub mod analysis;
 pub mod app;
 pub mod backend;

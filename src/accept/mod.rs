@@ -1,0 +1,3 @@
+//! `ncclbench accept`: the new-cluster acceptance suite with a PASS/FAIL verdict.
+
+pub mod model;
