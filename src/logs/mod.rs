@@ -34,6 +34,7 @@ mod scan;
 pub mod summary;
 mod table;
 mod topo;
+pub mod topology;
 pub mod warnings;
 
 #[cfg(test)]

@@ -1,0 +1,587 @@
+//! The topology a run's NCCL log shows (domain.md section 8, items 1 and 3-7), for the run's
+//! environment record: NCCL version(s), the communicator's ranks, nodes and channels, the
+//! transports its connections used (`P2P/CUMEM`, `SHM/direct`, `NET/IB`...), GPUDirect RDMA,
+//! NVLS, the network and NICs, and the `Connected all rings/trees` lines.
+//!
+//! Only what the log printed is reported: a fact the log does not show stays `None` or empty,
+//! never a default. Nodes, in particular, are only counted when every rank of the
+//! communicator logged its Init line (a multi-process run's rank-0 log sees one process).
+//!
+//! Timing matters: NCCL 2.22 and later connect channels at the first collective (runtime
+//! connect), so a log read right after communicator init holds the version, ranks, network,
+//! NICs, GPUDirect RDMA availability and NVLS support, but no connection lines yet.
+
+use super::event::{Event, Nic, Record, Transport};
+use super::summary::{CommFacts, LogSummary};
+use super::{for_each_line, Collector, LineParser, ParseOptions};
+use crate::redact::Redactor;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// What NCCL's log says about where and how a run communicated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopologySummary {
+    /// NCCL version texts as printed (`2.27.7+cuda13.0`), sorted; more than one means the
+    /// processes disagree.
+    pub nccl_versions: Vec<String>,
+    /// Communicators with an Init line in the log.
+    pub communicators: usize,
+    /// The largest communicator (most ranks, then most ranks seen), if any Init line was seen.
+    pub comm: Option<CommTopology>,
+    /// Connection lines (`Channel .. via ...`) per transport, over the whole log.
+    pub transports: Vec<TransportUse>,
+    /// Whether GPUDirect RDMA carried network traffic: `true` when a NET connection line
+    /// ends in `/GDRDMA`, `false` when NET connections were logged and none did, `None`
+    /// when no NET connection was logged.
+    pub gdr_used: Option<bool>,
+    /// `GPU Direct RDMA Enabled ...` lines (availability per HCA or GPU/NIC pair, not use).
+    pub gdr_enabled_lines: u64,
+    /// `GPU Direct RDMA Disabled ...` lines.
+    pub gdr_disabled_lines: u64,
+    /// `NVLS multicast support is [not ]available`: `true` when any process said available.
+    pub nvls_available: Option<bool>,
+    /// `Some(true)` when the topology dump showed NVLink; `None` otherwise (the dump is
+    /// printed at GRAPH level only, so its absence proves nothing).
+    pub nvlink: Option<bool>,
+    /// `Using network X` (`IB`, `Socket`, `AWS Libfabric`...), sorted.
+    pub networks: Vec<String>,
+    /// Data NICs from `NET/IB : Using` (`mlx5_0:1` over `RoCE`), sorted.
+    pub nics: Vec<Nic>,
+    /// Bootstrap interfaces as printed (`eth0:10.0.0.1<0>`), sorted.
+    pub bootstrap: Vec<String>,
+}
+
+/// One communicator as the log shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommTopology {
+    /// Ranks in it (`nranks` of its Init lines).
+    pub nranks: u32,
+    /// Ranks whose Init line is in the log.
+    pub ranks_seen: u32,
+    /// Ranks that logged `Init COMPLETE`.
+    pub ranks_complete: u32,
+    /// Distinct hosts; only when every rank was seen.
+    pub nodes: Option<u32>,
+    /// Ranks on each node, when every rank was seen and every node has the same number.
+    pub ranks_per_node: Option<u32>,
+    /// Each host with the ranks seen on it, by host name.
+    pub hosts: Vec<HostRanks>,
+    /// Channel count (`N coll channels`, ring order, or highest connected channel + 1).
+    pub channels: Option<u32>,
+    /// `Connected all rings`, `Connected all trees`, `Connected NVLS tree`... as printed.
+    pub connected: Vec<String>,
+}
+
+/// The ranks of one communicator on one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostRanks {
+    /// Host name as NCCL printed it.
+    pub host: String,
+    /// Global ranks, ascending.
+    pub ranks: Vec<u32>,
+}
+
+/// Connections over one kind of transport.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TransportUse {
+    /// `P2P`, `SHM`, `NET` or `other`.
+    pub kind: String,
+    /// Connection lines.
+    pub connections: u64,
+    /// Connection lines per path (`P2P/CUMEM`, `P2P/IPC`, `NET/IB`: the first two parts of
+    /// the `via` text). Filled by [`from_log_file`], which reads the lines themselves; empty
+    /// from [`summarize`] alone, as a [`LogSummary`] keeps only the kind.
+    pub paths: BTreeMap<String, u64>,
+}
+
+/// The topology in `log`; `None` when the log holds no init-time fact at all (no version,
+/// communicator Init, network, NIC, bootstrap, GDR, NVLS or connection line).
+pub fn summarize(log: &LogSummary) -> Option<TopologySummary> {
+    let mut transports: BTreeMap<Transport, u64> = BTreeMap::new();
+    let mut networks = BTreeSet::new();
+    let mut nics = BTreeSet::new();
+    let mut bootstrap = BTreeSet::new();
+    let (mut net_gdr, mut gdr_on, mut gdr_off) = (0, 0, 0);
+    let mut nvls: Option<bool> = None;
+    let mut nvlink = false;
+    for h in log.hosts.values() {
+        for (t, (n, _)) in &h.transports {
+            *transports.entry(*t).or_default() += n;
+        }
+        networks.extend(h.networks.keys().cloned());
+        nics.extend(h.nics.iter().cloned());
+        bootstrap.extend(h.bootstrap.keys().cloned());
+        net_gdr += h.net_gdr;
+        gdr_on += h.gdr_enabled;
+        gdr_off += h.gdr_disabled;
+        if let Some((available, _)) = &h.nvls {
+            nvls = Some(nvls.unwrap_or(false) || *available);
+        }
+        nvlink |= h.nvlink;
+    }
+    let inits: Vec<&CommFacts> = log.comms.values().filter(|c| c.nranks.is_some()).collect();
+    let versions: Vec<String> = log.versions().into_iter().map(str::to_string).collect();
+    let nothing = versions.is_empty()
+        && inits.is_empty()
+        && transports.is_empty()
+        && networks.is_empty()
+        && nics.is_empty()
+        && bootstrap.is_empty()
+        && gdr_on + gdr_off == 0
+        && nvls.is_none();
+    if nothing {
+        return None;
+    }
+    // `rev`: of equals, `max_by_key` keeps the last, so the first in key order wins.
+    let largest = inits
+        .iter()
+        .rev()
+        .max_by_key(|c| (c.nranks, c.ranks.len()))
+        .map(|c| comm_topology(c));
+    let net = transports.get(&Transport::Net).copied().unwrap_or(0);
+    Some(TopologySummary {
+        nccl_versions: versions,
+        communicators: inits.len(),
+        comm: largest,
+        transports: transports
+            .into_iter()
+            .map(|(t, n)| TransportUse {
+                kind: t.as_str().to_string(),
+                connections: n,
+                paths: BTreeMap::new(),
+            })
+            .collect(),
+        gdr_used: (net > 0).then_some(net_gdr > 0),
+        gdr_enabled_lines: gdr_on,
+        gdr_disabled_lines: gdr_off,
+        nvls_available: nvls,
+        nvlink: nvlink.then_some(true),
+        networks: networks.into_iter().collect(),
+        nics: nics.into_iter().collect(),
+        bootstrap: bootstrap.into_iter().collect(),
+    })
+}
+
+fn comm_topology(c: &CommFacts) -> CommTopology {
+    let nranks = c.nranks.unwrap_or(0);
+    let mut by_host: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for (rank, info) in &c.ranks {
+        by_host.entry(&info.host).or_default().push(*rank);
+    }
+    let seen = u32::try_from(c.ranks.len()).unwrap_or(u32::MAX);
+    let all = seen == nranks && nranks > 0;
+    let nodes = all.then(|| u32::try_from(by_host.len()).unwrap_or(u32::MAX));
+    let mut sizes = by_host.values().map(Vec::len);
+    let first = sizes.next();
+    let uniform = first.filter(|&f| sizes.all(|s| s == f));
+    CommTopology {
+        nranks,
+        ranks_seen: seen,
+        ranks_complete: u32::try_from(c.complete.len()).unwrap_or(u32::MAX),
+        nodes,
+        ranks_per_node: uniform.filter(|_| all).and_then(|n| u32::try_from(n).ok()),
+        hosts: by_host
+            .into_iter()
+            .map(|(h, ranks)| HostRanks {
+                host: h.to_string(),
+                ranks,
+            })
+            .collect(),
+        channels: (c.channels > 0).then_some(c.channels),
+        connected: c.connected.keys().cloned().collect(),
+    }
+}
+
+/// The path of a `via` text: its first two `/`-separated parts (`NET/IB/0/GDRDMA` ->
+/// `NET/IB`, `P2P/direct pointer/read` -> `P2P/direct pointer`).
+fn via_path(via: &str) -> String {
+    let mut parts = via.trim().splitn(3, '/');
+    match (parts.next(), parts.next()) {
+        (Some(a), Some(b)) => format!("{a}/{}", b.trim_end()),
+        (Some(a), None) => a.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Reads one NCCL log file and summarises its topology, with the per-path transport counts;
+/// `None` when it cannot be read or holds no init-time fact.
+pub fn from_log_file(path: &Path) -> Option<TopologySummary> {
+    let file = std::fs::File::open(path).ok()?;
+    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut collector = Collector::new(&ParseOptions::default());
+    let mut parser = LineParser::new();
+    let mut paths: BTreeMap<(Transport, String), u64> = BTreeMap::new();
+    collector.begin_file(&path.display().to_string());
+    for_each_line(reader, |line, _| {
+        let mut sink = |rec: Record| {
+            if let Event::Connection(c) = &rec.event {
+                *paths.entry((c.transport, via_path(&c.via))).or_default() += 1;
+            }
+            collector.record(rec, line);
+        };
+        if parser.line(line, &mut sink) {
+            collector.nccl_line();
+        }
+    })
+    .ok()?;
+    collector.end_file(&parser);
+    let mut topo = summarize(&collector.finish())?;
+    for t in &mut topo.transports {
+        t.paths = paths
+            .iter()
+            .filter(|((kind, _), _)| kind.as_str() == t.kind)
+            .map(|((_, p), n)| (p.clone(), *n))
+            .collect();
+    }
+    Some(topo)
+}
+
+impl TopologySummary {
+    /// Masks identifying text: host names through [`Redactor::host`], every printed text
+    /// (interfaces with their addresses, NIC and network names, `Connected` lines) through
+    /// [`Redactor::text`].
+    pub fn redact(&mut self, r: &Redactor) {
+        let text = |v: &mut Vec<String>| {
+            for s in v.iter_mut() {
+                *s = r.text(s);
+            }
+        };
+        text(&mut self.networks);
+        text(&mut self.bootstrap);
+        for n in &mut self.nics {
+            n.name = r.text(&n.name);
+        }
+        if let Some(c) = self.comm.as_mut() {
+            for h in &mut c.hosts {
+                h.host = r.host(&h.host);
+            }
+            text(&mut c.connected);
+        }
+    }
+}
+
+/// The summary as text lines (`ncclbench env` style, no trailing newlines).
+pub fn lines(t: &TopologySummary) -> Vec<String> {
+    let mut out = vec!["topology (from NCCL's log):".to_string()];
+    let none = |v: &[String]| {
+        if v.is_empty() {
+            "not in the log".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    out.push(format!("  NCCL version: {}", none(&t.nccl_versions)));
+    match &t.comm {
+        None => out.push("  communicator: no Init line in the log".into()),
+        Some(c) => {
+            let nodes = match (c.nodes, c.ranks_per_node) {
+                (Some(n), Some(p)) => format!("{n} node(s), {p} rank(s) per node"),
+                (Some(n), None) => format!("{n} node(s), uneven"),
+                _ => format!("{} of {} ranks seen, nodes unknown", c.ranks_seen, c.nranks),
+            };
+            let channels = c
+                .channels
+                .map_or_else(|| "channels not logged".into(), |n| format!("{n} channels"));
+            out.push(format!(
+                "  communicator: {} ranks, {nodes}, {channels} ({} in the log)",
+                c.nranks, t.communicators
+            ));
+            for h in &c.hosts {
+                let ranks: Vec<String> = h.ranks.iter().map(u32::to_string).collect();
+                out.push(format!("    {}: ranks {}", h.host, ranks.join(" ")));
+            }
+            if !c.connected.is_empty() {
+                out.push(format!("  connected: {}", c.connected.join("; ")));
+            }
+        }
+    }
+    if t.transports.is_empty() {
+        out.push("  transports: no connection lines in the log".into());
+    }
+    for tr in &t.transports {
+        let paths: Vec<String> = tr.paths.iter().map(|(p, n)| format!("{p} {n}")).collect();
+        let detail = if paths.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", paths.join(", "))
+        };
+        out.push(format!(
+            "  transport {}: {} connection(s){detail}",
+            tr.kind, tr.connections
+        ));
+    }
+    out.push(format!("  network: {}", none(&t.networks)));
+    if !t.nics.is_empty() {
+        let nics: Vec<String> = t
+            .nics
+            .iter()
+            .map(|n| format!("{}/{}", n.name, n.link))
+            .collect();
+        out.push(format!("  NICs: {}", nics.join(" ")));
+    }
+    if !t.bootstrap.is_empty() {
+        out.push(format!("  bootstrap: {}", t.bootstrap.join(" ")));
+    }
+    let used = match t.gdr_used {
+        Some(true) => "used",
+        Some(false) => "not used by the NET connections",
+        None => "no NET connection in the log",
+    };
+    out.push(format!(
+        "  GPUDirect RDMA: {used} (enabled lines {}, disabled lines {})",
+        t.gdr_enabled_lines, t.gdr_disabled_lines
+    ));
+    out.push(format!(
+        "  NVLS multicast: {}",
+        match t.nvls_available {
+            Some(true) => "available",
+            Some(false) => "not available",
+            None => "not in the log",
+        }
+    ));
+    if t.nvlink == Some(true) {
+        out.push("  NVLink: in the topology dump".into());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A real published log, or `None` (the test skips) when `../shared` is absent.
+    fn real(name: &str) -> Option<PathBuf> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/fixtures/real")
+            .join(name);
+        if p.is_file() {
+            Some(p)
+        } else {
+            eprintln!("skipped: {} is absent", p.display());
+            None
+        }
+    }
+
+    fn parse(text: &str) -> LogSummary {
+        super::super::parse_reader(text.as_bytes(), "t", &ParseOptions::default()).unwrap()
+    }
+
+    fn paths(t: &TopologySummary) -> Vec<(String, String, u64, u64)> {
+        t.transports
+            .iter()
+            .flat_map(|tr| {
+                tr.paths
+                    .iter()
+                    .map(|(p, n)| (tr.kind.clone(), p.clone(), tr.connections, *n))
+            })
+            .collect()
+    }
+
+    /// 006 (2.27.7, one host `mew0`, 2 A100 with an NVLink bridge, one process): 48
+    /// `via P2P/direct pointer` lines, 24 coll channels, IB plugin with two RoCE NICs, ten
+    /// GDR Disabled lines and no NET connection, NVL in the topology dump.
+    #[test]
+    fn single_node_nvlink_bridge_log_shows_p2p_direct_pointer() {
+        let Some(f) = real("006_tuning_2.27.7_a100pcie_x2_allreduce.txt") else {
+            return;
+        };
+        let t = from_log_file(&f).unwrap();
+        assert_eq!(t.nccl_versions, ["2.27.7+cuda13.0"]);
+        assert_eq!(t.communicators, 1);
+        let c = t.comm.as_ref().unwrap();
+        assert_eq!((c.nranks, c.ranks_seen, c.ranks_complete), (2, 2, 2));
+        assert_eq!(
+            (c.nodes, c.ranks_per_node, c.channels),
+            (Some(1), Some(2), Some(24))
+        );
+        assert_eq!(c.hosts.len(), 1);
+        assert_eq!(
+            (c.hosts[0].host.as_str(), &c.hosts[0].ranks[..]),
+            ("mew0", &[0, 1][..])
+        );
+        assert_eq!(c.connected, ["Connected all rings, use ring PXN 0 GDR 1"]);
+        assert_eq!(
+            paths(&t),
+            [("P2P".into(), "P2P/direct pointer".into(), 48, 48)]
+        );
+        assert_eq!(t.gdr_used, None);
+        assert_eq!((t.gdr_enabled_lines, t.gdr_disabled_lines), (0, 10));
+        assert_eq!(t.networks, ["IB"]);
+        let nics: Vec<(&str, &str)> = t
+            .nics
+            .iter()
+            .map(|n| (n.name.as_str(), n.link.as_str()))
+            .collect();
+        assert_eq!(nics, [("mlx5_0:1", "RoCE"), ("mlx5_1:1", "RoCE")]);
+        assert_eq!(t.bootstrap, ["eno8303:192.168.0.3<0>"]);
+        assert_eq!((t.nvlink, t.nvls_available), (Some(true), None));
+    }
+
+    /// 010 (2.22.3, 2 AWS p5 nodes x 8 H100, EFA): 16 ranks, 8 per node, 448 `P2P/CUMEM`
+    /// and 512 `NET/AWS Libfabric/N/GDRDMA` lines, NVLS available, trees and NVLS tree
+    /// connected, 16 coll channels.
+    #[test]
+    fn two_node_efa_log_shows_nodes_net_and_gdr() {
+        let Some(f) = real("010_init_2.22.3_p5_h100x16_efa_allreduce_tagged.txt") else {
+            return;
+        };
+        let t = from_log_file(&f).unwrap();
+        assert_eq!(t.nccl_versions, ["2.22.3+cuda12.2"]);
+        let c = t.comm.as_ref().unwrap();
+        assert_eq!((c.nranks, c.ranks_seen), (16, 16));
+        assert_eq!(
+            (c.nodes, c.ranks_per_node, c.channels),
+            (Some(2), Some(8), Some(16))
+        );
+        let hosts: Vec<(&str, usize)> = c
+            .hosts
+            .iter()
+            .map(|h| (h.host.as_str(), h.ranks.len()))
+            .collect();
+        assert_eq!(
+            hosts,
+            [("test-nccl-worker-0", 8), ("test-nccl-worker-1", 8)]
+        );
+        assert_eq!(c.hosts[1].ranks, (8..16).collect::<Vec<u32>>());
+        assert_eq!(c.connected, ["Connected NVLS tree", "Connected all trees"]);
+        assert_eq!(
+            paths(&t),
+            [
+                ("P2P".into(), "P2P/CUMEM".into(), 448, 448),
+                ("NET".into(), "NET/AWS Libfabric".into(), 512, 512)
+            ]
+        );
+        assert_eq!(t.gdr_used, Some(true));
+        assert_eq!(t.nvls_available, Some(true));
+        assert_eq!(t.networks, ["AWS Libfabric"]);
+        assert!(t.nics.is_empty(), "EFA prints no NET/IB device list");
+        assert_eq!(t.bootstrap, ["eth0:10.1.13.167<0>", "eth0:10.1.71.36<0>"]);
+        // `summarize` alone has the same counts, without the paths.
+        let s = summarize(&super::super::parse_files(&[&f], &ParseOptions::default()).unwrap())
+            .unwrap();
+        let kinds: Vec<(&str, u64, usize)> = s
+            .transports
+            .iter()
+            .map(|t| (t.kind.as_str(), t.connections, t.paths.len()))
+            .collect();
+        assert_eq!(kinds, [("P2P", 448, 0), ("NET", 512, 0)]);
+    }
+
+    /// 013 (2.23.4, NCCL_P2P_DISABLE=1, 2 A100 on host n015): only `SHM/direct` lines, GDR
+    /// Enabled for both HCAs in both processes, a RoCE and an IB NIC, 4 channels.
+    #[test]
+    fn p2p_disabled_log_shows_shm_only() {
+        let Some(f) = real("013_init_2.23.4_a100pcie_x2_p2pdisabled_allreduce.txt") else {
+            return;
+        };
+        let t = from_log_file(&f).unwrap();
+        assert_eq!(paths(&t), [("SHM".into(), "SHM/direct".into(), 8, 8)]);
+        let c = t.comm.as_ref().unwrap();
+        assert_eq!((c.nranks, c.nodes, c.channels), (2, Some(1), Some(4)));
+        assert_eq!(c.connected, ["Connected all rings"]);
+        assert_eq!((t.gdr_used, t.gdr_enabled_lines), (None, 4));
+        let links: Vec<&str> = t.nics.iter().map(|n| n.link.as_str()).collect();
+        assert_eq!(links, ["RoCE", "IB"]);
+        assert!(
+            t.bootstrap.is_empty(),
+            "2.23 logs Bootstrap under BOOTSTRAP only"
+        );
+    }
+
+    /// An nccl-tests table without INFO lines has no topology; an unreadable file neither.
+    #[test]
+    fn no_init_facts_or_no_file_give_none() {
+        if let Some(f) = real("009_nccltests_2.29.7_rtx5090_2rank_broadcast.txt") {
+            assert_eq!(from_log_file(&f), None);
+        }
+        assert_eq!(summarize(&parse("# nccl-tests\n#  size count\n")), None);
+        assert_eq!(
+            from_log_file(Path::new("/nonexistent/nccl-debug.log")),
+            None
+        );
+    }
+
+    /// A multi-process run's rank-0 log sees one of four ranks: nodes and ranks per node
+    /// stay unknown rather than "1"; NET lines without /GDRDMA mean GDR was not used; one
+    /// process saying NVLS is available wins over one saying it is not.
+    #[test]
+    fn partial_logs_leave_unknowns_unknown() {
+        let t = summarize(&parse(
+            "h1:10:10 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n\
+             h1:10:11 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 18000 commId 0x77 - Init START\n\
+             h1:10:11 [0] NCCL INFO NVLS multicast support is not available on dev 0\n\
+             h2:20:21 [0] NCCL INFO NVLS multicast support is available on dev 0\n\
+             h1:10:12 [0] NCCL INFO Channel 00/0 : 2[0] -> 0[0] [receive] via NET/Socket/0\n\
+             h1:10:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[0] [send] via NET/Socket/0\n",
+        ))
+        .unwrap();
+        let c = t.comm.as_ref().unwrap();
+        assert_eq!((c.nranks, c.ranks_seen, c.ranks_complete), (4, 1, 0));
+        assert_eq!((c.nodes, c.ranks_per_node), (None, None));
+        assert_eq!(t.gdr_used, Some(false));
+        assert_eq!(t.nvls_available, Some(true));
+        assert_eq!(t.nvlink, None);
+        let text = lines(&t).join("\n");
+        assert!(text.contains("1 of 4 ranks seen, nodes unknown"), "{text}");
+        assert!(text.contains("transport NET: 2 connection(s)"), "{text}");
+        assert!(text.contains("not used by the NET connections"), "{text}");
+    }
+
+    /// Uneven hosts (3 ranks on one, 1 on the other) give a node count but no ranks per node.
+    #[test]
+    fn uneven_nodes_have_no_ranks_per_node() {
+        let mut log = String::new();
+        for (r, h) in [(0, "a"), (1, "a"), (2, "a"), (3, "b")] {
+            log.push_str(&format!(
+                "{h}:{p}:{p} [0] NCCL INFO comm 0x{r}0 rank {r} nranks 4 cudaDev {r} busId 1000 commId 0x5 - Init COMPLETE\n",
+                p = 100 + r
+            ));
+        }
+        let c = summarize(&parse(&log)).unwrap().comm.unwrap();
+        assert_eq!(
+            (c.nodes, c.ranks_per_node, c.ranks_complete),
+            (Some(2), None, 4)
+        );
+        assert_eq!(c.channels, None);
+    }
+
+    #[test]
+    fn via_paths_keep_transport_and_kind() {
+        for (via, want) in [
+            ("NET/IB/0/GDRDMA", "NET/IB"),
+            ("NET/AWS Libfabric/3/GDRDMA", "NET/AWS Libfabric"),
+            ("P2P/direct pointer/read", "P2P/direct pointer"),
+            ("P2P/CUMEM", "P2P/CUMEM"),
+            ("SHM/direct/direct", "SHM/direct"),
+            ("COLLNET", "COLLNET"),
+        ] {
+            assert_eq!(via_path(via), want);
+        }
+    }
+
+    /// Redaction hashes the host names and masks the bootstrap addresses, keeping the rest.
+    #[test]
+    fn redaction_masks_hosts_and_addresses() {
+        let mut t = summarize(&parse(
+            "gpu-node-17:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n\
+             gpu-node-17:10:11 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 18000 commId 0x9 - Init COMPLETE\n\
+             gpu-node-17:10:11 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.1.2.3<0>\n",
+        ))
+        .unwrap();
+        let r = Redactor::for_names(["gpu-node-17".to_string()], [10]);
+        t.redact(&r);
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(
+            !json.contains("gpu-node-17") && !json.contains("10.1.2.3"),
+            "{json}"
+        );
+        assert_eq!(
+            t.comm.as_ref().unwrap().hosts[0].host,
+            r.host("gpu-node-17")
+        );
+        assert_eq!(t.bootstrap, ["eth0:<ip><0>"]);
+        assert_eq!(t.nics[0].name, "mlx5_0:1");
+    }
+}
