@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::cuda::{self, DeviceSummary};
 use crate::launcher::{self, Launcher};
+use crate::logs::topology::TopologySummary;
 
 /// The JSON schema name of [`EnvReport`].
 pub const SCHEMA: &str = "ncclbench-env/1";
@@ -209,6 +210,10 @@ pub struct RunEnvironment {
     pub redacted: bool,
     /// The same report as `ncclbench env`.
     pub system: EnvReport,
+    /// What NCCL's own log showed about the topology, when the run captured it (`--tuning`);
+    /// omitted from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologySummary>,
 }
 
 /// The rank layout of a run.
@@ -271,6 +276,7 @@ impl RunEnvironment {
                 .collect(),
             redacted: false,
             system,
+            topology: None,
         }
     }
 
@@ -284,6 +290,9 @@ impl RunEnvironment {
             p.pid = p.pid.parse().map_or_else(|_| r.text(&p.pid), |n| r.pid(n));
         }
         redact_report(&mut self.system, r);
+        if let Some(t) = self.topology.as_mut() {
+            t.redact(r);
+        }
     }
 
     /// Pretty JSON.
@@ -309,4 +318,92 @@ pub fn redact_report(s: &mut EnvReport, r: &crate::redact::Redactor) {
         l.evidence = l.evidence.iter().map(|e| r.env_entry(e)).collect();
     }
     s.variables = s.variables.iter().map(|v| r.env_entry(v)).collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logs::topology;
+
+    /// A run record with this host name, no library and no devices.
+    fn record(host: &str) -> RunEnvironment {
+        RunEnvironment {
+            schema: RUN_SCHEMA,
+            command_line: vec!["ncclbench".into(), "--tuning".into()],
+            start_time: "2026-01-01 00:00:00".into(),
+            end_time: None,
+            backend: "nccl".into(),
+            layout: Layout {
+                processes: 1,
+                nranks: 2,
+                local_ranks: 2,
+            },
+            hostnames: vec![host.into()],
+            ranks: Vec::new(),
+            redacted: false,
+            system: EnvReport {
+                schema: SCHEMA,
+                ncclbench_version: "0",
+                mpi_support: false,
+                hostname: host.into(),
+                nccl: NcclReport {
+                    headers: "2.28.7".into(),
+                    requested: None,
+                    path: None,
+                    version: None,
+                    version_code: None,
+                    missing_optional: Vec::new(),
+                    error: None,
+                },
+                cuda: CudaReport {
+                    driver_version: None,
+                    devices: Vec::new(),
+                    error: None,
+                },
+                launcher: None,
+                variables: Vec::new(),
+            },
+            topology: None,
+        }
+    }
+
+    fn topology_of(log: &str) -> TopologySummary {
+        let s = crate::logs::parse_reader(log.as_bytes(), "t", &Default::default()).unwrap();
+        topology::summarize(&s).unwrap()
+    }
+
+    /// Without a captured log the JSON has no `topology` key; with one it has the facts.
+    #[test]
+    fn topology_is_serialized_only_when_captured() {
+        let mut e = record("n1");
+        assert!(!e.to_json().contains("\"topology\""));
+        e.topology = Some(topology_of(
+            "n1:5:5 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 18000 commId 0x2 - Init COMPLETE\n\
+             n1:5:6 [0] NCCL INFO Using network Socket\n",
+        ));
+        let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
+        assert_eq!(v["topology"]["comm"]["nranks"], 1);
+        assert_eq!(v["topology"]["networks"][0], "Socket");
+        assert_eq!(v["topology"]["comm"]["hosts"][0]["host"], "n1");
+    }
+
+    /// The run's redaction reaches the topology: its host names and addresses are masked
+    /// with the same tokens as the rest of the record.
+    #[test]
+    fn redaction_covers_the_topology() {
+        let mut e = record("gpu-node-17");
+        e.topology = Some(topology_of(
+            "gpu-node-17:5:5 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>\n\
+             gpu-node-17:5:5 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 18000 commId 0x2 - Init COMPLETE\n\
+             gpu-node-17:5:6 [0] NCCL INFO Connected all rings\n",
+        ));
+        let r = crate::redact::Redactor::for_names(["gpu-node-17".to_string()], [5]);
+        e.redact(&r);
+        let json = e.to_json();
+        assert!(!json.contains("gpu-node-17"), "{json}");
+        assert!(!json.contains("10.1.2.3"), "{json}");
+        let t = e.topology.as_ref().unwrap();
+        assert_eq!(t.comm.as_ref().unwrap().hosts[0].host, e.hostnames[0]);
+        assert_eq!(t.comm.as_ref().unwrap().connected, ["Connected all rings"]);
+    }
 }

@@ -12,7 +12,7 @@
 //! NICs, GPUDirect RDMA availability and NVLS support, but no connection lines yet.
 
 use super::event::{Event, Nic, Record, Transport};
-use super::summary::{CommFacts, LogSummary};
+use super::summary::{CommFacts, CommKey, LogSummary};
 use super::{for_each_line, Collector, LineParser, ParseOptions};
 use crate::redact::Redactor;
 use serde::Serialize;
@@ -138,7 +138,7 @@ pub fn summarize(log: &LogSummary) -> Option<TopologySummary> {
         .iter()
         .rev()
         .max_by_key(|c| (c.nranks, c.ranks.len()))
-        .map(|c| comm_topology(c));
+        .map(|c| with_process_lines(comm_topology(c), c, &inits, log));
     let net = transports.get(&Transport::Net).copied().unwrap_or(0);
     Some(TopologySummary {
         nccl_versions: versions,
@@ -191,6 +191,39 @@ fn comm_topology(c: &CommFacts) -> CommTopology {
         channels: (c.channels > 0).then_some(c.channels),
         connected: c.connected.keys().cloned().collect(),
     }
+}
+
+/// Adds the channel count and `Connected` lines the parser could not tie to a communicator
+/// (a thread it did not see initialise one: `CommKey::Process`) from the processes of `c`'s
+/// ranks, when no other communicator in the log has a rank in that process, so the lines
+/// can only be `c`'s.
+fn with_process_lines(
+    mut t: CommTopology,
+    c: &CommFacts,
+    inits: &[&CommFacts],
+    log: &LogSummary,
+) -> CommTopology {
+    let procs: BTreeSet<(&str, u32)> = c.ranks.values().map(|r| (&*r.host, r.pid)).collect();
+    let shared = |p: &(&str, u32)| {
+        inits
+            .iter()
+            .any(|o| !std::ptr::eq(*o, c) && o.ranks.values().any(|r| (&*r.host, r.pid) == *p))
+    };
+    let mut connected: BTreeSet<String> = t.connected.drain(..).collect();
+    let mut channels = t.channels.unwrap_or(0);
+    for (key, facts) in &log.comms {
+        let CommKey::Process { host, pid } = key else {
+            continue;
+        };
+        let p = (&**host, *pid);
+        if procs.contains(&p) && !shared(&p) {
+            channels = channels.max(facts.channels);
+            connected.extend(facts.connected.keys().cloned());
+        }
+    }
+    t.channels = (channels > 0).then_some(channels);
+    t.connected = connected.into_iter().collect();
+    t
 }
 
 /// The path of a `via` text: its first two `/`-separated parts (`NET/IB/0/GDRDMA` ->
@@ -545,6 +578,26 @@ mod tests {
             (Some(2), None, 4)
         );
         assert_eq!(c.channels, None);
+    }
+
+    /// `Connected` and channel lines from a thread that never logged an Init (2.18.1 prints
+    /// no Init START) belong to the process's only communicator; with two communicators in
+    /// that process they are nobody's.
+    #[test]
+    fn unattributed_lines_join_the_only_communicator_of_their_process() {
+        let one = "h:5:5 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 18000 commId 0x2 - Init COMPLETE\n\
+                   h:5:6 [0] NCCL INFO Connected all rings\n\
+                   h:5:6 [0] NCCL INFO 4 coll channels, 4 p2p channels\n";
+        let c = summarize(&parse(one)).unwrap().comm.unwrap();
+        assert_eq!(c.connected, ["Connected all rings"]);
+        assert_eq!(c.channels, Some(4));
+        let two = format!(
+            "{one}h:5:7 [1] NCCL INFO comm 0x3 rank 0 nranks 1 cudaDev 1 busId 19000 commId 0x4 - Init COMPLETE\n"
+        );
+        let t = summarize(&parse(&two)).unwrap();
+        assert_eq!(t.communicators, 2);
+        let c = t.comm.unwrap();
+        assert!(c.connected.is_empty() && c.channels.is_none(), "{c:?}");
     }
 
     #[test]
