@@ -114,6 +114,13 @@ impl Session {
         self.tail.as_ref().map(|t| t.path().to_path_buf())
     }
 
+    /// What this process's NCCL log shows about the topology so far
+    /// ([`crate::logs::topology::from_log_file`]); `None` without a log (not `--tuning`, not
+    /// the process of rank 0) or when it holds no init-time line yet.
+    pub fn topology(&self) -> Option<crate::logs::topology::TopologySummary> {
+        crate::logs::topology::from_log_file(self.tail.as_ref()?.path())
+    }
+
     fn read_log(&mut self) {
         let (Some(tail), Some(joiner)) = (self.tail.as_mut(), self.joiner.as_mut()) else {
             return;
