@@ -2,9 +2,11 @@
 //! `ncclbench.environment.topology` and the CSV's `.env.json` sidecar), redacted with the rest
 //! under `--redact`, and absent without `--tuning`.
 //!
-//! fake-nccl prints only the `NCCL version` line and one `Init COMPLETE` line per rank at init
-//! (no network, NIC, GDR, NVLS, channel or connection lines), so these tests check exactly
-//! those facts and that everything else stays unknown rather than guessed.
+//! fake-nccl prints the `NCCL version` line and one `Init COMPLETE` line per rank at init, and
+//! each rank's ring connection (`via P2P/CUMEM`) and `Connected all rings` at the first
+//! collective, as NCCL 2.22 and later do (no network, NIC, GDR or NVLS lines). So these tests
+//! prove the record is refreshed at the end of the run (the connections are not in the log
+//! when the outputs begin), and that everything else stays unknown rather than guessed.
 
 mod support;
 
@@ -41,7 +43,8 @@ fn read_json(path: &Path) -> Value {
 const RUN: &str = "all_reduce -g 2 -b 1K -e 4K -f 2 -n 1 -w 1 --backend nccl";
 
 /// Both outputs carry the same topology: NCCL 2.27.3, one communicator of 2 ranks on this
-/// host (1 node, 2 per node, both complete); nothing else the fake does not print.
+/// host (1 node, 2 per node, both complete), connected over P2P/CUMEM at the first call;
+/// nothing else the fake does not print.
 #[test]
 fn tuning_run_records_the_logs_topology_in_json_and_sidecar() {
     let dir = tempfile::tempdir().unwrap();
@@ -74,11 +77,17 @@ fn tuning_run_records_the_logs_topology_in_json_and_sidecar() {
         c["hosts"],
         serde_json::json!([{"host": host, "ranks": [0, 1]}])
     );
-    assert!(
-        c["channels"].is_null() && c["connected"] == serde_json::json!([]),
+    assert_eq!(c["channels"], 1, "{c}");
+    assert_eq!(
+        c["connected"],
+        serde_json::json!(["Connected all rings, use ring PXN 0 GDR 1"]),
         "{c}"
     );
-    assert_eq!(t["transports"], serde_json::json!([]), "{t}");
+    assert_eq!(
+        t["transports"],
+        serde_json::json!([{"kind": "P2P", "connections": 2, "paths": {"P2P/CUMEM": 2}}]),
+        "{t}"
+    );
     for k in ["gdr_used", "nvls_available", "nvlink"] {
         assert!(t[k].is_null(), "{k}: {t}");
     }

@@ -200,6 +200,9 @@ pub fn on_init(st: &State, comm: u64, api: &str) {
         _ => format!("{api} {body}"),
     };
     info(c.device, &line);
+    if v < 22200 {
+        connections(st, comm);
+    }
 }
 
 /// Before a comm goes: `Destroy COMPLETE` or `Abort COMPLETE`.
@@ -231,6 +234,38 @@ fn func_name(kind: Kind) -> &'static str {
     kind.c_name().trim_start_matches("nccl")
 }
 
+/// The ring connection of a comm's rank to the next one over P2P/CUMEM and `Connected all
+/// rings`: at init before NCCL 2.22, at the first call from 2.22 on (those versions connect
+/// channels lazily, so a log read right after init shows no transport yet).
+fn connections(st: &State, comm: u64) {
+    let s = settings();
+    if !(s.has("INIT") || s.has("P2P")) {
+        return;
+    }
+    let c = &st.comms[&comm];
+    if c.nranks > 1 {
+        let next = (c.rank + 1) % c.nranks;
+        let next_dev = st
+            .comms
+            .values()
+            .find(|o| o.communicator == c.communicator && o.rank == next)
+            .map_or(next, |o| o.device);
+        info(
+            c.device,
+            &format!(
+                "Channel 00/0 : {}[{}] -> {next}[{next_dev}] via P2P/CUMEM",
+                c.rank, c.device
+            ),
+        );
+    }
+    let done = if nccl_version() >= 22400 {
+        "Connected all rings, use ring PXN 0 GDR 1"
+    } else {
+        "Connected all rings"
+    };
+    info(c.device, done);
+}
+
 /// The COLL line of a call (every rank, at call time).
 #[allow(clippy::too_many_arguments)]
 pub fn on_call(
@@ -245,6 +280,9 @@ pub fn on_call(
     root: i32,
     stream: *mut std::ffi::c_void,
 ) {
+    if st.comms[&comm].calls == 0 && nccl_version() >= 22200 {
+        connections(st, comm);
+    }
     if !settings().has("COLL") {
         return;
     }

@@ -156,6 +156,9 @@ impl Sink for CsvSink {
     fn finish(&mut self, summary: &crate::result::Summary) -> io::Result<()> {
         if let Some(env) = self.environment.as_mut() {
             env.end_time = Some(summary.end_time.clone());
+            if let Some(topo) = summary.tuning.as_ref().and_then(|t| t.topology.clone()) {
+                env.topology = Some(topo);
+            }
         }
         self.write_sidecar()
     }

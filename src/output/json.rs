@@ -116,6 +116,13 @@ impl Sink for JsonSink {
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        let topo = summary.tuning.as_ref().and_then(|t| t.topology.clone());
+        if let (Some(env), Some(topo)) = (
+            self.meta.as_mut().and_then(|m| m.environment.as_mut()),
+            topo,
+        ) {
+            env.topology = Some(topo);
+        }
         self.write(Some(summary))
     }
 }

@@ -58,6 +58,9 @@ impl<S: Sink> Sink for Redacting<S> {
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         let mut s = summary.clone();
         s.error = s.error.map(|e| self.redactor.text(&e));
+        if let Some(topo) = s.tuning.as_mut().and_then(|t| t.topology.as_mut()) {
+            topo.redact(&self.redactor);
+        }
         self.inner.finish(&s)
     }
 }

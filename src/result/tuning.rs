@@ -140,6 +140,10 @@ pub struct TuningReport {
     pub op_count: String,
     /// Notes (no per-call lines in this version, log not found, ...), without `#`.
     pub notes: Vec<String>,
+    /// The topology the log shows at the end of the run: NCCL 2.22 and later connect
+    /// channels at the first collective, so only now does it name the transports. The sinks
+    /// put it into the run's environment record.
+    pub topology: Option<crate::logs::topology::TopologySummary>,
 }
 
 impl TuningReport {

@@ -198,6 +198,7 @@ impl Observer for Session {
             coll_mismatched: j.coll_mismatched,
             op_count: j.op_count_text(),
             notes,
+            topology: crate::logs::topology::from_log_file(tail.path()),
         })
     }
 }

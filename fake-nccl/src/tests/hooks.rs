@@ -223,11 +223,31 @@ fn debug_log_prints_version_init_coll_and_tuning_lines() {
         lines[3]
     );
     let b = per_rank_alloc(&rs, 1 << 19, 1);
-    let lines = crate::debuglog::capture(settings.clone(), || {
+    let all = crate::debuglog::capture(settings.clone(), || {
         grouped(&rs, |r, k| {
             ncclAllGather(ptr(b[r]), ptr(b[r]), 4096, 2, k.comm, k.stream)
         });
     });
+    // The first call connects each rank's ring channel (NCCL 2.22+ connects lazily).
+    let (connect, lines): (Vec<String>, Vec<String>) = all
+        .into_iter()
+        .partition(|l| l.contains("NCCL INFO Channel ") || l.contains("NCCL INFO Connected "));
+    assert_eq!(connect.len(), 4, "{connect:?}");
+    assert!(
+        connect[0].ends_with(" [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM"),
+        "{}",
+        connect[0]
+    );
+    assert!(
+        connect[1].ends_with(" [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1"),
+        "{}",
+        connect[1]
+    );
+    assert!(
+        connect[2].ends_with(" [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM"),
+        "{}",
+        connect[2]
+    );
     assert_eq!(lines.len(), 3, "{lines:?}");
     assert!(
         lines[0].contains("NCCL INFO AllGather: opCount 0 sendbuff 0x")
