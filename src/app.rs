@@ -55,9 +55,31 @@ pub fn main() -> ExitCode {
             Ok(code) => code,
             Err(e) => report(&e),
         },
+        Ok(Command::Accept(cfg)) => match crate::accept::run(&cfg) {
+            Ok(code) => code,
+            Err(e) => accept_status(&e, report(&e)),
+        },
         Err(e) => report(&e),
     };
     ExitCode::from(code)
+}
+
+/// The exit status of an `accept` that stopped on an error (see
+/// [`crate::accept::model::status`]): 0 stays 0 (the reader of stdout went away), a timeout
+/// or NCCL failure keeps its status, everything else is a setup error.
+fn accept_status(e: &Error, reported: u8) -> u8 {
+    use crate::accept::model::status;
+    match (reported, e) {
+        (crate::error::exit::OK, _) => crate::error::exit::OK,
+        (_, Error::Timeout { .. }) => status::TIMEOUT,
+        (_, Error::Backend(_)) => status::BACKEND,
+        _ => status::SETUP,
+    }
+}
+
+/// This process's redactor (its host names and PID), for files written outside a run.
+pub fn process_redactor() -> crate::redact::Redactor {
+    run_redactor(&[])
 }
 
 /// `ncclbench env [--json]`.
@@ -245,11 +267,46 @@ pub fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
 
 /// Runs a benchmark; returns the exit status of a completed run.
 pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
-    let min_bw = min_bw_threshold()?;
     // Before NCCL is loaded: it reads its debug environment once.
-    let mut tuning = crate::tuning::Session::start(cfg);
+    let tuning = crate::tuning::Session::start(cfg);
     let join = Join::open(cfg)?;
-    let (mut backend, choice_notes) = open_backend(cfg, &join)?;
+    let done = run_joined(cfg, &join, &Outputs::default(), tuning).map_err(|e| join.failed(e))?;
+    Ok(done.exit_status)
+}
+
+/// Where rank 0 shows a run besides its `--csv`/`--json` files.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    /// The nccl-tests text table goes to this file instead of stdout.
+    pub text_file: Option<std::path::PathBuf>,
+    /// No progress line on stderr.
+    pub quiet: bool,
+}
+
+/// A run that completed (wrong data and low bandwidth included).
+#[derive(Debug)]
+pub struct Finished {
+    /// Rows and footer totals (every rank has them; rank 0's are the reported ones).
+    pub outcome: crate::runner::Outcome,
+    /// The exit status every process agreed on.
+    pub exit_status: u8,
+    /// Backend name (`nccl`, `host`, `mpi`).
+    pub backend: &'static str,
+    /// Ranks in the communicator.
+    pub nranks: usize,
+}
+
+/// One run inside a job this process already joined: backend, plan, sinks, measurements.
+/// Errors come back as they are (the caller decides about [`Join::failed`]); the sinks have
+/// been finished with what was measured.
+pub fn run_joined(
+    cfg: &RunConfig,
+    join: &Join,
+    outputs: &Outputs,
+    mut tuning: Option<crate::tuning::Session>,
+) -> Result<Finished, Error> {
+    let min_bw = min_bw_threshold()?;
+    let (mut backend, choice_notes) = open_backend(cfg, join)?;
     let mut boot = join.bootstrap();
     let info = backend.info().clone();
     let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
@@ -272,6 +329,9 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     }
     if let Some(t) = tuning.as_mut() {
         meta.backend_lines.extend(t.begin(&info)?);
+        if let Some(env) = meta.environment.as_mut() {
+            env.topology = t.topology();
+        }
     }
     let redactor = cfg.redact.then(|| run_redactor(&meta.devices));
     let out_meta = match &redactor {
@@ -280,14 +340,17 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     };
     let mut sinks = Sinks::default();
     let opened = if boot.is_root() {
-        open_sinks(cfg, &out_meta, &mut sinks)
+        open_sinks(cfg, &out_meta, outputs, &mut sinks)
     } else {
         Ok(())
     };
     // Every process learns whether rank 0 could open its files, so none waits for it.
     if boot.max_u64(u64::from(opened.is_err()))? > 0 {
         opened?;
-        return Ok(crate::error::exit::FAILURE);
+        // The other ranks stop too, with the same (I/O) status.
+        return Err(Error::Output(std::io::Error::other(
+            "rank 0 could not open its output files",
+        )));
     }
     let mut sink: Box<dyn Sink> = match redactor {
         Some(r) => Box::new(Redacting::new(sinks, r)),
@@ -297,17 +360,27 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     if let Some(t) = tuning.as_mut() {
         runner = runner.with_observer(t);
     }
-    let outcome = runner.run(min_bw, None).map_err(|e| join.failed(e))?;
+    let outcome = runner.run(min_bw, None)?;
     backend.close()?;
     join.finished();
     // Every process exits with the same status.
     let code = boot.max_u64(u64::from(outcome.exit_code()))?;
-    Ok(u8::try_from(code).unwrap_or(crate::error::exit::FAILURE))
+    Ok(Finished {
+        outcome,
+        exit_status: u8::try_from(code).unwrap_or(crate::error::exit::FAILURE),
+        backend: info.name,
+        nranks: info.nranks,
+    })
 }
 
 /// Rank 0's sinks: files first, so a path that cannot be written stops the run before any
 /// output.
-fn open_sinks(cfg: &RunConfig, meta: &RunMeta, sinks: &mut Sinks) -> Result<(), Error> {
+fn open_sinks(
+    cfg: &RunConfig,
+    meta: &RunMeta,
+    outputs: &Outputs,
+    sinks: &mut Sinks,
+) -> Result<(), Error> {
     if let Some(path) = &cfg.json {
         let mut json = JsonSink::new(path);
         json.begin(meta).map_err(|source| Error::Io {
@@ -326,12 +399,28 @@ fn open_sinks(cfg: &RunConfig, meta: &RunMeta, sinks: &mut Sinks) -> Result<(), 
         })?;
         sinks.0.push(Box::new(BegunSink(csv)));
     }
-    let mut text = TextSink::stdout();
-    text.begin(meta)?;
-    sinks.0.push(Box::new(BegunSink(text)));
-    let mut progress = ProgressSink::stderr();
-    progress.begin(meta)?;
-    sinks.0.push(Box::new(BegunSink(progress)));
+    match &outputs.text_file {
+        Some(path) => {
+            let io_err = |source| Error::Io {
+                path: path.clone(),
+                source,
+            };
+            let file = std::fs::File::create(path).map_err(io_err)?;
+            let mut text = TextSink::new(std::io::BufWriter::new(file));
+            text.begin(meta).map_err(io_err)?;
+            sinks.0.push(Box::new(BegunSink(text)));
+        }
+        None => {
+            let mut text = TextSink::stdout();
+            text.begin(meta)?;
+            sinks.0.push(Box::new(BegunSink(text)));
+        }
+    }
+    if !outputs.quiet {
+        let mut progress = ProgressSink::stderr();
+        progress.begin(meta)?;
+        sinks.0.push(Box::new(BegunSink(progress)));
+    }
     Ok(())
 }
 

@@ -5,6 +5,7 @@
 //! are checked in [`super::validate`], which turns [`BenchArgs`] into a `RunConfig`. A new
 //! subcommand (`analyze`, `logs`, ...) is one more [`Sub`] variant with its own args struct.
 
+use super::accept::AcceptArgs;
 use super::compare::CompareArgs;
 use super::size::{parse_int, parse_size};
 use crate::collective::Collective;
@@ -76,6 +77,11 @@ pub(crate) enum Sub {
     /// decisions per size, tuning tables, and rule-based findings
     #[command(name = "logs")]
     Logs(LogsArgs),
+    /// Acceptance suite: every collective checked for correctness, swept for performance,
+    /// and judged against a profile; PASS/FAIL table, JSON and JUnit XML; exit 0 PASS,
+    /// 1 performance, 2 setup, 3 NCCL failure, 4 hang, 7 wrong data
+    #[command(name = "accept")]
+    Accept(AcceptArgs),
 }
 
 /// `ncclbench env` flags.
@@ -107,6 +113,8 @@ pub(crate) enum Request {
     Compare(CompareArgs),
     /// `logs`.
     Logs(LogsArgs),
+    /// `accept`.
+    Accept(AcceptArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -173,6 +181,7 @@ impl Sub {
             Sub::Env(a) => return Request::Env(a),
             Sub::Compare(a) => return Request::Compare(a),
             Sub::Logs(a) => return Request::Logs(a),
+            Sub::Accept(a) => return Request::Accept(a),
         })
     }
 }

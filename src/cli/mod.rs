@@ -8,6 +8,7 @@
 //! stderr: unknown options, stray arguments, malformed numbers, unknown `-o`/`-d` names,
 //! out-of-range values, and combinations nccl-tests only warns about or loops forever on.
 
+mod accept;
 mod args;
 mod compare;
 pub mod size;
@@ -55,6 +56,8 @@ pub enum Command {
     Compare(crate::compare::CompareConfig),
     /// Read NCCL debug logs.
     Logs(crate::logs::command::LogsConfig),
+    /// Run the acceptance suite (or list or make profiles).
+    Accept(crate::accept::AcceptConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -89,6 +92,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             json: a.json,
             redact: a.redact,
         })),
+        Ok(Request::Accept(a)) => accept::config(a).map(Command::Accept),
         Err(e) => from_clap(e),
     }
 }

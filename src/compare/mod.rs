@@ -84,6 +84,12 @@ pub fn compare(cfg: &CompareConfig) -> Result<Comparison, Error> {
     ))
 }
 
+/// Writes the report in every format and the charts into `dir` (what `--out DIR` writes);
+/// returns the files written.
+pub fn write_dir(cmp: &Comparison, dir: &std::path::Path) -> Result<Vec<PathBuf>, Error> {
+    dir::write(cmp, dir)
+}
+
 /// The report in a format.
 pub fn render(cmp: &Comparison, format: ReportFormat) -> String {
     match format {

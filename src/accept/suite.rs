@@ -1,0 +1,177 @@
+//! The stages of an acceptance run as command lines: per collective a correctness stage
+//! (`-c 1 -d all -o all` over the profile's small sizes, one iteration) and a performance
+//! stage (the profile's sweep, float/sum, no checking, so verification never slows the
+//! measurement). Every stage is an ordinary `ncclbench <collective>` command line, parsed by
+//! the same CLI as a hand-typed one and recorded in `accept.json`, so any stage can be rerun
+//! by hand.
+
+use super::model::Stage;
+use super::profile::Suite;
+use crate::collective::Collective;
+use std::path::Path;
+
+/// Flags every stage gets from the `accept` command line (backend and placement).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StageFlags {
+    /// `--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`, `--redact` as given, in order.
+    pub passthrough: Vec<String>,
+    /// `-T` in seconds (the profile's `timeout_s` when not given).
+    pub timeout_s: Option<u64>,
+    /// `-e` for the performance stages (the profile's `perf_max_bytes` when not given).
+    pub perf_max_bytes: Option<u64>,
+}
+
+/// One stage to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StagePlan {
+    /// Stage.
+    pub stage: Stage,
+    /// Collective.
+    pub collective: Collective,
+    /// The full command line, program name first.
+    pub argv: Vec<String>,
+    /// The text table file, relative to the output directory.
+    pub text: String,
+    /// The CSV file, relative to the output directory.
+    pub csv: String,
+}
+
+/// The timeout the stages use.
+pub fn timeout_s(suite: &Suite, flags: &StageFlags) -> u64 {
+    flags.timeout_s.unwrap_or(suite.timeout_s)
+}
+
+/// The performance sweep's end before any memory bound.
+pub fn perf_max_bytes(suite: &Suite, flags: &StageFlags) -> u64 {
+    flags.perf_max_bytes.unwrap_or(suite.perf_max_bytes)
+}
+
+/// The plan of one stage.
+pub fn one(
+    suite: &Suite,
+    flags: &StageFlags,
+    out: &Path,
+    stage: Stage,
+    coll: Collective,
+    perf_max: u64,
+) -> StagePlan {
+    let dir = stage.name();
+    let text = format!("{dir}/{}.txt", coll.name());
+    let csv = format!("{dir}/{}.csv", coll.name());
+    let mut argv: Vec<String> = vec!["ncclbench".into(), coll.name().into()];
+    let mut flag = |f: &str, v: String| {
+        argv.push(f.into());
+        argv.push(v);
+    };
+    match stage {
+        Stage::Correctness => {
+            flag("-b", suite.correctness_min_bytes.to_string());
+            flag("-e", suite.correctness_max_bytes.to_string());
+            flag("-f", suite.correctness_step_factor.to_string());
+            flag("-c", "1".into());
+            flag("-d", "all".into());
+            flag("-o", "all".into());
+            flag("-w", "1".into());
+            flag("-n", "1".into());
+        }
+        Stage::Performance | Stage::Baseline => {
+            flag("-b", suite.perf_min_bytes.min(perf_max).to_string());
+            flag("-e", perf_max.to_string());
+            flag("-f", suite.perf_step_factor.to_string());
+            flag("-c", "0".into());
+            flag("-w", suite.warmup_iters.to_string());
+            flag("-n", suite.iters.to_string());
+        }
+    }
+    flag("-T", timeout_s(suite, flags).to_string());
+    flag("--csv", out.join(&csv).display().to_string());
+    argv.extend(flags.passthrough.iter().cloned());
+    StagePlan {
+        stage,
+        collective: coll,
+        argv,
+        text,
+        csv,
+    }
+}
+
+/// The sweep end that fits in host memory for backends whose buffers live there: `avail`
+/// bytes shared by `ranks_here` ranks, three buffers each (send, receive, expected), with
+/// nccl-tests' reserve. `None` when `max` fits.
+pub fn host_memory_cap(max: u64, avail: u64, ranks_here: usize) -> Option<u64> {
+    let per_rank = avail / ranks_here.max(1) as u64;
+    crate::plan::clamp_max_bytes(max, per_rank, true)
+}
+
+/// `MemAvailable` from /proc/meminfo, bytes.
+pub fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{parse, Command};
+
+    fn suite() -> Suite {
+        crate::accept::profile::load(None).unwrap().suite
+    }
+
+    fn parsed(p: &StagePlan) -> crate::config::RunConfig {
+        let argv: Vec<std::ffi::OsString> = p.argv.iter().map(Into::into).collect();
+        match parse(&argv) {
+            Ok(Command::Run(cfg)) => cfg,
+            other => panic!("{:?} did not parse as a run: {other:?}", p.argv),
+        }
+    }
+
+    #[test]
+    fn correctness_checks_every_type_and_op_and_performance_only_measures() {
+        let flags = StageFlags {
+            passthrough: vec!["--backend".into(), "host".into(), "-g".into(), "2".into()],
+            timeout_s: Some(9),
+            perf_max_bytes: None,
+        };
+        let out = Path::new("/tmp/acc");
+        let c = one(
+            &suite(),
+            &flags,
+            out,
+            Stage::Correctness,
+            Collective::Reduce,
+            1 << 20,
+        );
+        let cfg = parsed(&c);
+        assert_eq!(cfg.check, 1);
+        assert_eq!(cfg.dtypes.len(), crate::dtype::DataType::ALL.len());
+        assert_eq!(cfg.ngpus, 2);
+        assert_eq!(cfg.timeout, Some(std::time::Duration::from_secs(9)));
+        assert_eq!(c.csv, "correctness/reduce.csv");
+        assert_eq!(
+            cfg.csv.as_deref(),
+            Some(out.join("correctness/reduce.csv").as_path())
+        );
+        let p = one(
+            &suite(),
+            &flags,
+            out,
+            Stage::Performance,
+            Collective::Reduce,
+            1 << 20,
+        );
+        let cfg = parsed(&p);
+        assert_eq!((cfg.check, cfg.max_bytes, cfg.min_bytes), (0, 1 << 20, 8));
+        assert_eq!(cfg.iters, suite().iters);
+    }
+
+    #[test]
+    fn host_memory_bounds_the_sweep_per_rank() {
+        const GIB: u64 = 1 << 30;
+        assert_eq!(host_memory_cap(GIB, 64 * GIB, 2), None);
+        let cap = host_memory_cap(8 * GIB, 16 * GIB, 2).unwrap();
+        assert!(cap < 8 * GIB / 3 && cap > GIB, "{cap}");
+    }
+}

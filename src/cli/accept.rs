@@ -1,0 +1,129 @@
+//! `ncclbench accept`'s flags and their check into an [`AcceptConfig`].
+//!
+//! The stage flags (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`) are passed to every
+//! stage's benchmark command line unchanged and checked there, so they mean exactly what they
+//! mean for `ncclbench <collective>`; `-T` and `-e` replace the profile's timeout and sweep end.
+
+use super::size::parse_size;
+use crate::accept::suite::StageFlags;
+use crate::accept::AcceptConfig;
+use crate::error::Error;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Flags of `ncclbench accept`.
+#[derive(Debug, Args)]
+pub(crate) struct AcceptArgs {
+    /// A shipped profile (see --list-profiles) or a profile TOML file [default: default, which
+    /// has no performance thresholds]
+    #[arg(long, value_name = "NAME|FILE")]
+    pub profile: Option<String>,
+    /// Output directory, new or empty [default: ncclbench-accept-<date>-<time>]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// List the shipped profiles and exit
+    #[arg(long = "list-profiles")]
+    pub list_profiles: bool,
+    /// Print a profile made from a healthy run's result files or directories (repeatable)
+    /// instead of running the suite
+    #[arg(long = "make-profile", value_name = "RUN")]
+    pub make_profile: Vec<PathBuf>,
+    /// Name of a profile made with --make-profile
+    #[arg(long, value_name = "NAME", default_value = "local")]
+    pub name: String,
+    /// Margin of a made profile, percent: busbw at least (100-PCT)% and small-message time at
+    /// most (100+PCT)% of the run's
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
+    pub margin: f64,
+    /// Compare the performance results with this healthy run's files or directories
+    /// (repeatable; replaces the profile's [baseline])
+    #[arg(long, value_name = "RUN")]
+    pub baseline: Vec<PathBuf>,
+    /// Smallest time change called a regression against the baseline, percent
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub threshold: Option<f64>,
+    /// Backend of every stage (auto, nccl, host, mpi)
+    #[arg(long, value_name = "BACKEND")]
+    pub backend: Option<String>,
+    /// Threads per process, as for a benchmark
+    #[arg(short = 't', long = "nthreads", value_name = "N")]
+    pub nthreads: Option<String>,
+    /// GPUs per thread, as for a benchmark
+    #[arg(short = 'g', long = "ngpus", value_name = "N")]
+    pub ngpus: Option<String>,
+    /// The libnccl to load, as for a benchmark
+    #[arg(long = "nccl-lib", value_name = "PATH")]
+    pub nccl_lib: Option<PathBuf>,
+    /// CUDA devices of the local ranks, as for a benchmark
+    #[arg(long, value_name = "LIST")]
+    pub devices: Option<String>,
+    /// Per-wait timeout of every stage in seconds [default: the profile's timeout_s]
+    #[arg(short = 'T', long = "timeout", value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+    /// Largest size of the performance sweep [default: the profile's perf_max_bytes]
+    #[arg(short = 'e', long = "maxbytes", value_name = "SIZE", value_parser = parse_size)]
+    pub maxbytes: Option<u64>,
+    /// Mask host names, IPs, PIDs, user names in paths and secret-looking variables in every
+    /// output file
+    #[arg(long)]
+    pub redact: bool,
+}
+
+/// Checks `accept`'s flags.
+pub(crate) fn config(a: AcceptArgs) -> Result<AcceptConfig, Error> {
+    for (flag, v) in [("--margin", Some(a.margin)), ("--threshold", a.threshold)] {
+        if let Some(v) = v {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::usage(format!(
+                    "invalid value '{v}' for {flag}: must be a percentage >= 0"
+                )));
+            }
+        }
+    }
+    if a.timeout == Some(0) {
+        return Err(Error::usage(
+            "invalid value '0' for -T: an acceptance run always bounds its waits",
+        ));
+    }
+    if a.maxbytes == Some(0) {
+        return Err(Error::usage(
+            "invalid value '0' for -e: must be at least 1 byte",
+        ));
+    }
+    let mut passthrough = Vec::new();
+    let mut pass = |flag: &str, v: Option<String>| {
+        if let Some(v) = v {
+            passthrough.push(flag.to_string());
+            passthrough.push(v);
+        }
+    };
+    pass("--backend", a.backend);
+    pass("-t", a.nthreads);
+    pass("-g", a.ngpus);
+    pass("--nccl-lib", a.nccl_lib.map(|p| p.display().to_string()));
+    pass("--devices", a.devices);
+    if a.redact {
+        passthrough.push("--redact".into());
+    }
+    Ok(AcceptConfig {
+        profile: a.profile,
+        out: a.out,
+        make_profile: a.make_profile,
+        name: a.name,
+        margin_pct: a.margin,
+        baseline: a.baseline,
+        threshold_pct: a.threshold,
+        list_profiles: a.list_profiles,
+        flags: StageFlags {
+            passthrough,
+            timeout_s: a.timeout,
+            perf_max_bytes: a.maxbytes,
+        },
+        redact: a.redact,
+    })
+}

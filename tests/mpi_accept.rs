@@ -1,0 +1,136 @@
+//! `ncclbench accept` under real `mpirun` (feature `mpi`): every process runs the same stages,
+//! only rank 0 writes and prints, every process exits with rank 0's status; a stalled rank
+//! stops the suite with exit 4 after the report is written, and the hang diagnosis still
+//! names the rank. Skipped with a printed reason where mpirun is absent, except on CI.
+#![cfg(feature = "mpi")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn have_mpirun() -> bool {
+    if Command::new("mpirun").arg("--version").output().is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "mpirun is missing on CI (.ci/run installs openmpi-bin)"
+    );
+    eprintln!("skipped: mpirun is not installed");
+    false
+}
+
+fn mpirun(np: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ]);
+    for (k, v) in env {
+        c.env(k, v).args(["-x", k]);
+    }
+    c.arg(env!("CARGO_BIN_EXE_ncclbench"))
+        .arg("accept")
+        .args(args);
+    c.output().unwrap()
+}
+
+fn profile(dir: &Path) -> String {
+    let p = dir.join("two.toml");
+    std::fs::write(
+        &p,
+        r#"[profile]
+name = "two-processes"
+description = "2 processes, tiny sizes (test)"
+ranks = 2
+
+[suite]
+correctness_max_bytes = "1K"
+correctness_step_factor = 8
+perf_max_bytes = "32K"
+perf_step_factor = 8
+iters = 2
+warmup_iters = 1
+timeout_s = 20
+
+[[busbw]]
+collective = "all_reduce"
+min_bytes = "8K"
+min_gbs = 1e-9
+"#,
+    )
+    .unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn two_processes_run_every_stage_and_rank_0_alone_reports() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let prof = profile(dir.path());
+    let out = dir.path().join("run");
+    let o = mpirun(
+        2,
+        &[],
+        &[
+            "--profile",
+            &prof,
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "mpi",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(stdout.matches("# accept: PASS").count(), 1, "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("accept.json")).unwrap()).unwrap();
+    assert_eq!(json["nranks"], 2);
+    assert_eq!(json["backend"], "mpi");
+    assert_eq!(json["runs"].as_array().unwrap().len(), 20);
+}
+
+#[test]
+fn a_stalled_rank_stops_the_suite_with_exit_4_and_a_written_report() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let prof = profile(dir.path());
+    let out = dir.path().join("run");
+    let o = mpirun(
+        2,
+        &[
+            ("NCCLBENCH_TEST_STALL_RANK", "1"),
+            ("NCCLBENCH_TEST_STALL_OP", "30"),
+        ],
+        &[
+            "--profile",
+            &prof,
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "mpi",
+            "-T",
+            "3",
+        ],
+    );
+    let all = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{all}");
+    assert!(
+        all.contains("# Verdict: rank 1 is behind at op 30"),
+        "{all}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("accept.json")).unwrap()).unwrap();
+    assert_eq!(json["verdict"]["exit_status"], 4, "{json}");
+}
