@@ -452,3 +452,55 @@ fn shipped_profiles_are_listed() {
         assert!(r.out.contains(name), "{}", r.out);
     }
 }
+
+#[test]
+fn redact_leaves_no_host_name_in_any_output_file() {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let prof = profile(dir.path(), r#"["all_reduce", "gather"]"#, 1e-9, 1e9);
+    let out = dir.path().join("run");
+    let r = accept(
+        &[
+            "--profile",
+            prof.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "host",
+            "-g",
+            "2",
+            "--redact",
+        ],
+        &[],
+        false,
+    );
+    assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
+    let env = std::fs::read_to_string(out.join("environment.json")).unwrap();
+    assert!(env.contains("\"hostname\": \"host-"), "{env}");
+    let mut files = vec![];
+    for sub in ["", "correctness", "performance"] {
+        for e in std::fs::read_dir(out.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    let is_word = |text: &str| {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .any(|w| w == host)
+    };
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            host.is_empty() || !is_word(&text),
+            "{} names {host}",
+            f.display()
+        );
+    }
+    assert!(host.is_empty() || !is_word(&r.out), "{}", r.out);
+}

@@ -342,8 +342,16 @@ fn quoted(text: &str) -> String {
 }
 
 /// Numbers for a comment line.
+/// The medians behind a threshold, for the comment above it (4 significant digits: the
+/// thresholds themselves carry the exact rounding).
 fn list(values: &[f64]) -> String {
-    let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    let shown: Vec<String> = values
+        .iter()
+        .map(|v| {
+            let digits = 3 - v.abs().log10().floor().clamp(-12.0, 3.0) as i32;
+            format!("{v:.*}", digits.max(0) as usize)
+        })
+        .collect();
     shown.join(", ")
 }
 
