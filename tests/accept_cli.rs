@@ -34,6 +34,22 @@ fn accept(args: &[&str], envs: &[(&str, &str)], fake: bool) -> Run {
     }
 }
 
+/// `ncclbench accept --profile PROF --out OUT --backend host -g 2 EXTRA` (two ranks).
+fn on_host(prof: &Path, out: &Path, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "--profile",
+        prof.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--backend",
+        "host",
+        "-g",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    accept(&args, &[], false)
+}
+
 const ALL: &str = r#"["all_reduce", "all_gather", "broadcast", "reduce_scatter", "reduce",
   "alltoall", "scatter", "sendrecv", "hypercube", "gather"]"#;
 
@@ -111,20 +127,7 @@ fn a_passing_profile_runs_every_collective_and_writes_every_file() {
     let dir = tempfile::tempdir().unwrap();
     let prof = profile(dir.path(), ALL, 1e-9, 1e9);
     let out = dir.path().join("run");
-    let r = accept(
-        &[
-            "--profile",
-            prof.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            "host",
-            "-g",
-            "2",
-        ],
-        &[],
-        false,
-    );
+    let r = on_host(&prof, &out, &[]);
     assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
     assert!(r.out.contains("# accept: PASS"), "{}", r.out);
     for coll in [
@@ -175,20 +178,7 @@ fn a_passing_profile_runs_every_collective_and_writes_every_file() {
         .iter()
         .any(|c| c.0 == "ncclbench.accept.performance.all_reduce" && c.1 == "busbw >= 8 KiB"));
     // A new or empty directory only: results are never overwritten.
-    let again = accept(
-        &[
-            "--profile",
-            prof.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            "host",
-            "-g",
-            "2",
-        ],
-        &[],
-        false,
-    );
+    let again = on_host(&prof, &out, &[]);
     assert_eq!(again.code, Some(2), "{}", again.err);
     assert!(again.err.contains("is not empty"), "{}", again.err);
 
@@ -214,23 +204,10 @@ fn a_passing_profile_runs_every_collective_and_writes_every_file() {
     // baseline check per curve.
     let out2 = dir.path().join("run2");
     let prof_loose = profile(dir.path(), r#"["all_reduce", "sendrecv"]"#, 1e-9, 1e9);
-    let r = accept(
-        &[
-            "--profile",
-            prof_loose.to_str().unwrap(),
-            "--out",
-            out2.to_str().unwrap(),
-            "--backend",
-            "host",
-            "-g",
-            "2",
-            "--baseline",
-            out.to_str().unwrap(),
-            "--threshold",
-            "100000",
-        ],
-        &[],
-        false,
+    let r = on_host(
+        &prof_loose,
+        &out2,
+        &["--baseline", out.to_str().unwrap(), "--threshold", "100000"],
     );
     assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
     assert!(r.out.contains("no slower size than baseline"), "{}", r.out);
@@ -249,22 +226,7 @@ fn a_passing_profile_runs_every_collective_and_writes_every_file() {
     }
     std::fs::write(fast.join("all_reduce.csv"), faster.join("\n") + "\n").unwrap();
     let out3 = dir.path().join("run3");
-    let r = accept(
-        &[
-            "--profile",
-            prof_loose.to_str().unwrap(),
-            "--out",
-            out3.to_str().unwrap(),
-            "--backend",
-            "host",
-            "-g",
-            "2",
-            "--baseline",
-            fast.to_str().unwrap(),
-        ],
-        &[],
-        false,
-    );
+    let r = on_host(&prof_loose, &out3, &["--baseline", fast.to_str().unwrap()]);
     assert_eq!(r.code, Some(1), "{}\n{}", r.out, r.err);
     let (_, cases) = junit(&out3.join("junit.xml"));
     assert!(
@@ -284,20 +246,7 @@ fn a_profile_the_run_does_not_meet_fails_on_performance_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let prof = profile(dir.path(), r#"["all_reduce", "all_gather"]"#, 1e6, 1e-3);
     let out = dir.path().join("run");
-    let r = accept(
-        &[
-            "--profile",
-            prof.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            "host",
-            "-t",
-            "2",
-        ],
-        &[],
-        false,
-    );
+    let r = on_host(&prof, &out, &[]);
     assert_eq!(r.code, Some(1), "{}\n{}", r.out, r.err);
     let fail_lines: Vec<&str> = r.out.lines().filter(|l| l.contains("FAIL")).collect();
     assert!(
@@ -462,21 +411,7 @@ fn redact_leaves_no_host_name_in_any_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let prof = profile(dir.path(), r#"["all_reduce", "gather"]"#, 1e-9, 1e9);
     let out = dir.path().join("run");
-    let r = accept(
-        &[
-            "--profile",
-            prof.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--backend",
-            "host",
-            "-g",
-            "2",
-            "--redact",
-        ],
-        &[],
-        false,
-    );
+    let r = on_host(&prof, &out, &["--redact"]);
     assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
     let env = std::fs::read_to_string(out.join("environment.json")).unwrap();
     assert!(env.contains("\"hostname\": \"host-"), "{env}");

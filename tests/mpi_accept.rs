@@ -4,35 +4,15 @@
 //! names the rank. Skipped with a printed reason where mpirun is absent, except on CI.
 #![cfg(feature = "mpi")]
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
 
-fn have_mpirun() -> bool {
-    if Command::new("mpirun").arg("--version").output().is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "mpirun is missing on CI (.ci/run installs openmpi-bin)"
-    );
-    eprintln!("skipped: mpirun is not installed");
-    false
-}
+use std::path::Path;
+use std::process::Output;
+use support::mpi::have_mpirun;
 
 fn mpirun(np: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut c = Command::new("mpirun");
-    c.args([
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-np",
-        &np.to_string(),
-    ]);
-    for (k, v) in env {
-        c.env(k, v).args(["-x", k]);
-    }
-    c.arg(env!("CARGO_BIN_EXE_ncclbench"))
-        .arg("accept")
-        .args(args);
+    let mut c = support::mpi::mpirun(np, env);
+    c.arg("accept").args(args);
     c.output().unwrap()
 }
 

@@ -4,34 +4,15 @@
 //! a printed reason where mpirun is absent, except on CI (CI=true), where that fails.
 #![cfg(feature = "mpi")]
 
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod support;
 
-fn have_mpirun() -> bool {
-    if Command::new("mpirun").arg("--version").output().is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "mpirun is missing on CI (.ci/run installs openmpi-bin)"
-    );
-    eprintln!("skipped: mpirun is not installed");
-    false
-}
+use std::process::Output;
+use std::time::{Duration, Instant};
+use support::mpi::have_mpirun;
 
 /// `mpirun -np N ncclbench ARGS` with `env` exported to every rank.
 fn mpirun(np: usize, env: &[(&str, &str)], args: &str) -> (Output, Duration) {
-    let mut c = Command::new("mpirun");
-    c.args([
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-np",
-        &np.to_string(),
-    ]);
-    for (k, v) in env {
-        c.env(k, v).args(["-x", k]);
-    }
-    c.arg(env!("CARGO_BIN_EXE_ncclbench"));
+    let mut c = support::mpi::mpirun(np, env);
     c.args(args.split_whitespace());
     let t = Instant::now();
     let out = c.output().unwrap();

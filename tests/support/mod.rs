@@ -3,4 +3,5 @@
 
 pub mod fake_nccl;
 pub mod fault;
+pub mod mpi;
 pub mod run;
