@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::op::RedOp;
 use std::time::{Duration, Instant};
 
+pub mod graphs;
 pub mod host;
 pub mod nccl;
 

@@ -9,6 +9,7 @@
 use super::exec::{self, Mem};
 use super::nb::Comm;
 use super::track::Tracker;
+use crate::backend::graphs::Graphs;
 use crate::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
 use crate::dtype::DataType;
 use crate::error::Error;
@@ -31,8 +32,7 @@ pub struct MpiBackend {
     mem: Mem,
     queue: Vec<Item>,
     events: Vec<Option<Instant>>,
-    capture: Option<Vec<Item>>,
-    graphs: Vec<Option<Vec<Item>>>,
+    graphs: Graphs<Item>,
     /// Set after a timeout: the scratch buffers were leaked to MPI, nothing more may run.
     stuck: bool,
 }
@@ -68,16 +68,14 @@ impl MpiBackend {
             mem: Mem::default(),
             queue: Vec::new(),
             events: Vec::new(),
-            capture: None,
-            graphs: Vec::new(),
+            graphs: Graphs::new("mpi"),
             stuck: false,
         }
     }
 
     fn submit(&mut self, item: Item) {
-        match &mut self.capture {
-            Some(g) => g.push(item),
-            None => self.queue.push(item),
+        if let Some(item) = self.graphs.record(item) {
+            self.queue.push(item);
         }
     }
 
@@ -226,42 +224,28 @@ impl Backend for MpiBackend {
     }
 
     fn release_events(&mut self) -> Result<(), Error> {
-        if self.queue.is_empty() && self.capture.is_none() {
+        if self.queue.is_empty() && !self.graphs.capturing() {
             self.events.clear();
         }
         Ok(())
     }
 
     fn begin_capture(&mut self) -> Result<(), Error> {
-        if self.capture.is_some() {
-            return Err(Error::Backend("mpi backend: already capturing".into()));
-        }
-        self.capture = Some(Vec::new());
-        Ok(())
+        self.graphs.begin()
     }
 
     fn end_capture(&mut self) -> Result<GraphId, Error> {
-        let g = self
-            .capture
-            .take()
-            .ok_or_else(|| Error::Backend("mpi backend: end_capture without capture".into()))?;
-        self.graphs.push(Some(g));
-        Ok(GraphId(self.graphs.len() - 1))
+        self.graphs.end()
     }
 
     fn launch_graph(&mut self, graph: GraphId) -> Result<(), Error> {
-        let items = self
-            .graphs
-            .get(graph.0)
-            .cloned()
-            .flatten()
-            .ok_or_else(|| Error::Backend(format!("mpi backend: no graph {}", graph.0)))?;
+        let items = self.graphs.items(graph)?;
         self.queue.extend(items);
         Ok(())
     }
 
     fn destroy_graphs(&mut self) -> Result<(), Error> {
-        self.graphs.iter_mut().for_each(|g| *g = None);
+        self.graphs.destroy();
         Ok(())
     }
 }

@@ -24,6 +24,7 @@ pub(crate) use self::reduce::reduce;
 
 use self::arena::Arena;
 use self::queue::{Queues, Task};
+use crate::backend::graphs::Graphs;
 use crate::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
 use crate::dtype::DataType;
 use crate::error::Error;
@@ -50,10 +51,8 @@ pub struct HostBackend {
     arena: Arc<Arena>,
     /// Open `group_start`s.
     groups: usize,
-    /// Items recorded since `begin_capture`, when capturing.
-    capture: Option<Vec<Item>>,
-    /// Recorded graphs by id; `None` once destroyed (ids are never reused).
-    graphs: Vec<Option<Vec<Item>>>,
+    /// Graph capture and the recorded graphs.
+    graphs: Graphs<Item>,
     /// The gate of the last `hold`, until released.
     gate: Option<Arc<gate::Gate>>,
 }
@@ -90,18 +89,16 @@ impl HostBackend {
             queues: Queues::start(nranks)?,
             arena: Arc::new(Arena::new(nranks, 0, 0)?),
             groups: 0,
-            capture: None,
-            graphs: Vec::new(),
+            graphs: Graphs::new("host"),
             gate: None,
         })
     }
 
     /// Records `item` into the open capture, or enqueues it on every rank.
     fn submit(&mut self, item: Item) {
-        if let Some(graph) = &mut self.capture {
-            graph.push(item);
+        let Some(item) = self.graphs.record(item) else {
             return;
-        }
+        };
         match item {
             Item::Call(call) => {
                 let arena = &self.arena;
@@ -240,7 +237,7 @@ impl Backend for HostBackend {
     }
 
     fn hold(&mut self) -> Result<(), Error> {
-        if self.capture.is_some() {
+        if self.graphs.capturing() {
             return Err(Error::Backend(
                 "host backend: hold while capturing a graph".into(),
             ));
@@ -268,39 +265,24 @@ impl Backend for HostBackend {
     }
 
     fn begin_capture(&mut self) -> Result<(), Error> {
-        if self.capture.is_some() {
-            return Err(Error::Backend("host backend: already capturing".into()));
-        }
-        self.capture = Some(Vec::new());
-        Ok(())
+        self.graphs.begin()
     }
 
     fn end_capture(&mut self) -> Result<GraphId, Error> {
-        let graph = self
-            .capture
-            .take()
-            .ok_or_else(|| Error::Backend("host backend: end_capture without capture".into()))?;
-        self.graphs.push(Some(graph));
-        Ok(GraphId(self.graphs.len() - 1))
+        self.graphs.end()
     }
 
     /// Replays a graph's calls; they are checked against the current buffers when they run,
     /// and a failure is returned by the next wait.
     fn launch_graph(&mut self, graph: GraphId) -> Result<(), Error> {
-        let items = self
-            .graphs
-            .get(graph.0)
-            .cloned()
-            .flatten()
-            .ok_or_else(|| Error::Backend(format!("host backend: no graph {}", graph.0)))?;
-        for item in items {
+        for item in self.graphs.items(graph)? {
             self.submit(item);
         }
         Ok(())
     }
 
     fn destroy_graphs(&mut self) -> Result<(), Error> {
-        self.graphs.iter_mut().for_each(|g| *g = None);
+        self.graphs.destroy();
         Ok(())
     }
 }
