@@ -1,8 +1,9 @@
-//! `ncclbench accept` end to end through the binary: a profile that passes on the host
-//! backend (every collective, correctness and sweep, files and JUnit XML), one that fails on
-//! performance (exit 1), a baseline regression (exit 1), wrong data (exit 7), a hang (exit 4,
-//! later stages not run), an NCCL failure (exit 3), and setup errors (exit 2) — the last four
-//! on fake-nccl, which can corrupt, hang and fail on request. JUnit XML is validated by
+//! `ncclbench accept` end to end through the binary. On the host backend: a profile that
+//! passes (every collective, correctness and sweep, every file, JUnit XML), one that fails on
+//! performance (exit 1), a baseline regression (exit 1), wrong data (exit 7) and a hang
+//! (exit 4, later stages not run) made by the host backend's test switches, setup errors
+//! (exit 2), and redaction of every file. On fake-nccl, the NCCL path: wrong data, a hang, an
+//! asynchronous NCCL failure (exit 3) and too few GPUs (exit 2). JUnit XML is validated by
 //! parsing it.
 
 mod support;
@@ -36,6 +37,11 @@ fn accept(args: &[&str], envs: &[(&str, &str)], fake: bool) -> Run {
 
 /// `ncclbench accept --profile PROF --out OUT --backend host -g 2 EXTRA` (two ranks).
 fn on_host(prof: &Path, out: &Path, extra: &[&str]) -> Run {
+    on_host_with(prof, out, extra, &[])
+}
+
+/// [`on_host`] with environment variables (the host backend's test switches).
+fn on_host_with(prof: &Path, out: &Path, extra: &[&str], envs: &[(&str, &str)]) -> Run {
     let mut args = vec![
         "--profile",
         prof.to_str().unwrap(),
@@ -47,7 +53,7 @@ fn on_host(prof: &Path, out: &Path, extra: &[&str]) -> Run {
         "2",
     ];
     args.extend_from_slice(extra);
-    accept(&args, &[], false)
+    accept(&args, envs, false)
 }
 
 const ALL: &str = r#"["all_reduce", "all_gather", "broadcast", "reduce_scatter", "reduce",
@@ -338,6 +344,44 @@ fn a_hang_stops_the_suite_with_exit_4_and_reports_later_stages_as_not_run() {
     assert!(
         cases.iter().any(|c| c.2.starts_with("skipped")),
         "{cases:?}"
+    );
+}
+
+#[test]
+fn on_the_host_backend_wrong_data_exits_7_and_a_hang_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = profile(dir.path(), r#"["all_reduce", "gather"]"#, 1e-9, 1e9);
+    let out = dir.path().join("wrong");
+    let r = on_host_with(&prof, &out, &[], &[("NCCLBENCH_TEST_HOST_CORRUPT_OP", "2")]);
+    assert_eq!(r.code, Some(7), "{}\n{}", r.out, r.err);
+    let (_, cases) = junit(&out.join("junit.xml"));
+    let failed: Vec<_> = cases.iter().filter(|c| c.2 != "pass").collect();
+    // Every correctness stage (its own backend, so its own launch 2) and nothing else.
+    assert_eq!(failed.len(), 2, "{cases:?}");
+    assert!(
+        failed
+            .iter()
+            .all(|c| c.1 == "no wrong elements" && c.2 == "failure:correctness"),
+        "{failed:?}"
+    );
+    let out = dir.path().join("hang");
+    let r = on_host_with(
+        &prof,
+        &out,
+        &["-T", "2"],
+        &[("NCCLBENCH_TEST_HOST_STALL_OP", "3")],
+    );
+    assert_eq!(r.code, Some(4), "{}\n{}", r.out, r.err);
+    let (_, cases) = junit(&out.join("junit.xml"));
+    assert!(
+        cases[0].1 == "completes within -T 2 s" && cases[0].2 == "error:timeout",
+        "{cases:?}"
+    );
+    // The three later stages did not run.
+    assert_eq!(
+        cases.iter().filter(|c| c.2.starts_with("skipped")).count(),
+        3 + 1 + 2,
+        "gather's correctness (2 checks), all_reduce's performance (3), gather's (1): {cases:?}"
     );
 }
 

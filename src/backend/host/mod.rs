@@ -14,6 +14,7 @@ mod gate;
 mod plan;
 mod queue;
 mod reduce;
+mod switches;
 #[cfg(test)]
 mod tests;
 
@@ -55,12 +56,17 @@ pub struct HostBackend {
     graphs: Graphs<Item>,
     /// The gate of the last `hold`, until released.
     gate: Option<Arc<gate::Gate>>,
+    /// Hidden test switches (a stalled launch, corrupted output).
+    switches: switches::Switches,
 }
 
 impl Drop for HostBackend {
     /// A held gate is opened first, so the workers can be joined.
     fn drop(&mut self) {
-        if let Some(g) = self.gate.take() {
+        for g in [self.gate.take(), self.switches.stall.take()]
+            .into_iter()
+            .flatten()
+        {
             let _ = g.open();
         }
     }
@@ -91,6 +97,7 @@ impl HostBackend {
             groups: 0,
             graphs: Graphs::new("host"),
             gate: None,
+            switches: switches::Switches::from_env(),
         })
     }
 
@@ -209,6 +216,9 @@ impl Backend for HostBackend {
         len: usize,
         f: &mut dyn FnMut(&[u8]),
     ) -> Result<(), Error> {
+        if let Some(at) = self.switches.corrupt_in(local, buf, offset, len) {
+            self.bytes(local, buf, at, 1)?[0] ^= 0xff;
+        }
         f(self.bytes(local, buf, offset, len)?);
         Ok(())
     }
@@ -228,6 +238,9 @@ impl Backend for HostBackend {
 
     fn launch(&mut self, call: &Call) -> Result<(), Error> {
         plan::check(call, self.info.nranks, |r, b| self.arena.len(r, b))?;
+        if let Some(gate) = self.switches.launched(call) {
+            self.queues.push_all(|| Task::Hold(gate.clone()));
+        }
         self.submit(Item::Call(Arc::new(call.clone())));
         Ok(())
     }
