@@ -12,25 +12,32 @@
 //! Every process runs the same stages; only rank 0 writes and judges, and every process exits
 //! with rank 0's status. A hang stops the suite: the stages after it are reported as not run,
 //! the report is written, then the hang diagnosis of a multi-process job takes over.
+//!
+//! Here: the command and the stage loop. `outdir`: the output directory (made before any
+//! stage, the report files written into it). `judge`: the stages' files read back into
+//! checks and the report.
 
 pub mod checks;
+mod judge;
 pub mod make_profile;
 pub mod model;
+mod outdir;
 pub mod profile;
 pub mod report;
 pub mod suite;
 
-use crate::analysis::input::InputRow;
 use crate::app::{self, Outputs};
 use crate::cli::Command;
 use crate::error::Error;
 use crate::multi::join::Join;
 use checks::RunEnd;
-use model::{AcceptReport, FailureClass, ProfileRef, Stage, StageRun, Verdict};
+use model::{FailureClass, Stage};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 use suite::{StageFlags, StagePlan};
+
+pub use outdir::result_files;
 
 /// A validated `ncclbench accept` command.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,40 +86,6 @@ pub fn run(cfg: &AcceptConfig) -> Result<u8, Error> {
     }
     let prof = profile::load(cfg.profile.as_deref())?;
     Acceptance::new(cfg, prof)?.run()
-}
-
-/// The result files of runs given as files or directories. A directory holding `performance/`
-/// (an accept output directory) stands for that; a directory stands for its CSV files when it
-/// has any, since a stage's text table holds the same rows as its CSV and reading both would
-/// count every sample twice. Files are kept as given.
-pub fn result_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if !p.is_dir() {
-            out.push(p.clone());
-            continue;
-        }
-        let dir = if p.join("performance").is_dir() {
-            p.join("performance")
-        } else {
-            p.clone()
-        };
-        let mut csvs: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "csv"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        csvs.sort();
-        if csvs.is_empty() {
-            out.push(dir);
-        } else {
-            out.extend(csvs);
-        }
-    }
-    out
 }
 
 /// A stage's command line as a run configuration.
@@ -331,45 +304,6 @@ impl<'a> Acceptance<'a> {
         Ok(u8::try_from(agreed).unwrap_or(model::status::SETUP))
     }
 
-    /// The output directory, new or empty, with the profile and the environment in it.
-    fn prepare_dir(&self) -> Result<(), Error> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| Error::Io { path, source }
-        };
-        if self.out.exists() {
-            let mut entries = std::fs::read_dir(&self.out).map_err(io(&self.out))?;
-            if entries.next().is_some() {
-                return Err(Error::usage(format!(
-                    "accept: --out {} is not empty; give a new directory (results are never \
-                     overwritten)",
-                    self.out.display()
-                )));
-            }
-        }
-        for sub in ["correctness", "performance"] {
-            let d = self.out.join(sub);
-            std::fs::create_dir_all(&d).map_err(io(&d))?;
-        }
-        let p = self.out.join("profile.toml");
-        std::fs::write(&p, &self.profile.text).map_err(io(&p))?;
-        let mut env = crate::environment::collect(
-            self.cfg
-                .flags
-                .passthrough
-                .windows(2)
-                .find(|w| w[0] == "--nccl-lib")
-                .map(|w| Path::new(&w[1])),
-        );
-        if self.cfg.redact {
-            crate::environment::redact_report(&mut env, &app::process_redactor());
-        }
-        let p = self.out.join("environment.json");
-        let text = serde_json::to_string_pretty(&env).map_err(std::io::Error::from);
-        std::fs::write(&p, text.map_err(io(&p))? + "\n").map_err(io(&p))?;
-        Ok(())
-    }
-
     /// The performance sweep's end: `perf_max`, bounded by host memory when the backend keeps
     /// its buffers there (the NCCL backend bounds itself by device memory, as nccl-tests).
     /// Every process takes the smallest bound.
@@ -398,225 +332,5 @@ impl<'a> Acceptance<'a> {
             ));
         }
         Ok(end)
-    }
-
-    /// Every check, from the stage files.
-    fn judge(
-        &self,
-        ran: &[Ran],
-        backend: String,
-        nranks: usize,
-        mut notes: Vec<String>,
-    ) -> AcceptReport {
-        let timeout = suite::timeout_s(&self.profile.suite, &self.cfg.flags);
-        let mut all_checks = Vec::new();
-        let mut runs = Vec::new();
-        for r in ran {
-            let rows = self.rows_of(r, &mut notes);
-            let coll = r.plan.collective.name();
-            all_checks.push(checks::completion(
-                r.plan.stage,
-                coll,
-                &r.end,
-                &rows,
-                timeout,
-            ));
-            match r.plan.stage {
-                Stage::Correctness => all_checks.push(checks::no_wrong(coll, &r.end, &rows)),
-                _ => {
-                    for b in self
-                        .profile
-                        .busbw
-                        .iter()
-                        .filter(|b| b.collective == r.plan.collective)
-                    {
-                        all_checks.push(checks::busbw(b, &rows, &r.end));
-                    }
-                    for l in self
-                        .profile
-                        .latency
-                        .iter()
-                        .filter(|l| l.collective == r.plan.collective)
-                    {
-                        all_checks.push(checks::latency(l, &rows, &r.end));
-                    }
-                }
-            }
-            let mut files = vec![r.plan.text.clone(), r.plan.csv.clone()];
-            files.retain(|f| self.out.join(f).exists());
-            runs.push(StageRun {
-                stage: r.plan.stage,
-                collective: coll.to_string(),
-                argv: r.plan.argv.clone(),
-                files,
-                exit_status: r.exit_status,
-                seconds: match r.end {
-                    RunEnd::Completed { seconds } => seconds,
-                    _ => 0.0,
-                },
-                error: r.error.clone(),
-            });
-        }
-        let perf_all_ran = ran
-            .iter()
-            .filter(|r| r.plan.stage == Stage::Performance)
-            .all(|r| matches!(r.end, RunEnd::Completed { .. }));
-        let perf_csvs = ran
-            .iter()
-            .filter(|r| r.plan.stage == Stage::Performance)
-            .map(|r| self.out.join(&r.plan.csv))
-            .collect();
-        all_checks.extend(self.baseline_checks(perf_all_ran, perf_csvs, &mut notes));
-        if self.profile.typical {
-            notes.insert(
-                0,
-                "thresholds are typical ranges from public material, not guarantees".into(),
-            );
-        }
-        if self.profile.busbw.is_empty() && self.profile.latency.is_empty() {
-            notes.push(format!(
-                "profile {} has no bandwidth or latency thresholds: performance is recorded, \
-                 not judged (see --list-profiles, or --make-profile from a healthy run)",
-                self.profile.name
-            ));
-        }
-        let verdict = Verdict::of(&all_checks);
-        AcceptReport {
-            schema: model::SCHEMA,
-            profile: ProfileRef {
-                name: self.profile.name.clone(),
-                source: self.profile.source.clone(),
-                description: self.profile.description.clone(),
-                typical: self.profile.typical,
-            },
-            nranks,
-            backend,
-            started: self.started.clone(),
-            finished: crate::runner::local_time(),
-            out_dir: self.out.display().to_string(),
-            runs,
-            checks: all_checks,
-            notes,
-            verdict,
-        }
-    }
-
-    /// The rows a stage wrote (none when it did not run or wrote nothing readable).
-    fn rows_of(&self, r: &Ran, notes: &mut Vec<String>) -> Vec<InputRow> {
-        if matches!(r.end, RunEnd::NotRun(_)) {
-            return Vec::new();
-        }
-        let path = self.out.join(&r.plan.csv);
-        if !path.exists() {
-            return Vec::new();
-        }
-        match crate::analysis::read::read_files(&[path]) {
-            Ok(set) => set.rows,
-            Err(e) => {
-                // A stage stopped before its first row leaves a header-only file.
-                if matches!(r.end, RunEnd::Completed { .. }) {
-                    notes.push(format!("{}: {e}", r.plan.csv));
-                }
-                Vec::new()
-            }
-        }
-    }
-
-    /// The baseline comparison, when the profile or `--baseline` names one.
-    fn baseline_checks(
-        &self,
-        perf_all_ran: bool,
-        perf_csvs: Vec<PathBuf>,
-        notes: &mut Vec<String>,
-    ) -> Vec<model::Check> {
-        let (paths, threshold) = match (&self.cfg.baseline, &self.profile.baseline) {
-            (b, _) if !b.is_empty() => (
-                b.clone(),
-                self.cfg
-                    .threshold_pct
-                    .unwrap_or(crate::compare::DEFAULT_THRESHOLD_PCT),
-            ),
-            (_, Some(p)) => (
-                p.paths.clone(),
-                self.cfg.threshold_pct.unwrap_or(p.threshold_pct),
-            ),
-            _ => return Vec::new(),
-        };
-        let failed = |measured: String, detail: String, class: FailureClass, status| model::Check {
-            stage: Stage::Baseline,
-            collective: None,
-            name: "comparison with the baseline".into(),
-            measured,
-            expected: "a comparison".into(),
-            measured_value: None,
-            expected_value: None,
-            unit: None,
-            status,
-            class,
-            detail: Some(detail),
-        };
-        if !perf_all_ran {
-            return vec![failed(
-                "not run".into(),
-                "a performance stage did not complete".into(),
-                FailureClass::Performance,
-                model::Status::NotRun,
-            )];
-        }
-        let cmp_cfg = crate::compare::CompareConfig {
-            before: result_files(&paths),
-            after: perf_csvs,
-            threshold_pct: threshold,
-            format: crate::config::ReportFormat::Text,
-            out: None,
-        };
-        let cmp = match crate::compare::compare(&cmp_cfg) {
-            Ok(c) => c,
-            Err(e) => {
-                return vec![failed(
-                    "unreadable".into(),
-                    e.to_string(),
-                    FailureClass::Setup,
-                    model::Status::Fail,
-                )]
-            }
-        };
-        notes.extend(cmp.banner.iter().cloned());
-        let dir = self.out.join("baseline");
-        if let Err(e) = crate::compare::write_dir(&cmp, &dir) {
-            notes.push(format!("baseline report not written: {e}"));
-        }
-        let checks = checks::baseline(&cmp);
-        if checks.is_empty() {
-            return vec![failed(
-                "nothing in common".into(),
-                "no out-of-place curve is in both the baseline and this run".into(),
-                FailureClass::Setup,
-                model::Status::Fail,
-            )];
-        }
-        checks
-    }
-
-    /// Writes the report files and prints the table; returns the verdict's status.
-    fn write_report(&self, report: &AcceptReport) -> Result<u8, Error> {
-        let redactor = self.cfg.redact.then(app::process_redactor);
-        let mask = |s: String| match &redactor {
-            Some(r) => r.text(&s),
-            None => s,
-        };
-        let text = mask(report::text(report));
-        for (name, body) in [
-            ("accept.txt", text.clone()),
-            ("accept.json", mask(report::json(report))),
-            ("junit.xml", mask(report::junit(report))),
-        ] {
-            let p = self.out.join(name);
-            std::fs::write(&p, body).map_err(|source| Error::Io { path: p, source })?;
-        }
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
-        Ok(report.verdict.exit_status)
     }
 }
