@@ -8,15 +8,19 @@
 //! selected variables, and our own keys are added where nccl-tests has none: a top-level
 //! `ncclbench` object and `collective`, `cycle`, `nranks`, `timestamp` in each result.
 //!
-//! The file never holds a partial document: after `begin`, every row and `finish` the whole
-//! document is written to `<file>.tmp` and renamed over the file. An existing file is never
+//! The file is a whole document after `begin`, every row and `finish`. It is written whole
+//! once; then each row is one positioned write of the row and the document's closing part
+//! over the old closing part, so a row costs its own size and not the file's (a `-N 0` soak
+//! stays cheap) and nothing but the current row is kept in memory. A process killed between
+//! two writes leaves a valid document with every completed row. An existing file is never
 //! overwritten; as nccl-tests does, `<file>.0`, `<file>.1`, ... are tried instead.
 
 use crate::output::Sink;
 use crate::result::{Row, RunMeta, Summary};
 use std::ffi::OsString;
-use std::fs::{self, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 mod doc;
@@ -29,12 +33,16 @@ mod value;
 
 use value::J;
 
-/// Writes the JSON document, rewritten whole after every row.
+/// Writes the JSON document, extended in place after every row.
 pub struct JsonSink {
     path: PathBuf,
     meta: Option<RunMeta>,
-    /// Every completed row's `results` entry, already serialised.
-    results: Vec<String>,
+    /// The claimed file, from `begin`.
+    file: Option<File>,
+    /// Where the next result goes: the end of the `results` entries written so far.
+    results_end: u64,
+    /// Results written.
+    results: u64,
 }
 
 /// `path` with `suffix` appended to its file name.
@@ -70,7 +78,9 @@ impl JsonSink {
         JsonSink {
             path: path.into(),
             meta: None,
-            results: Vec::new(),
+            file: None,
+            results_end: 0,
+            results: 0,
         }
     }
 
@@ -79,40 +89,67 @@ impl JsonSink {
         &self.path
     }
 
-    /// Writes the document as it stands (`summary` present once finished) and renames it
-    /// into place.
-    fn write(&self, summary: Option<&Summary>) -> io::Result<()> {
-        let Some(meta) = &self.meta else {
-            return Ok(());
-        };
-        let mut fields = doc::head(meta);
-        let results = self.results.iter().map(|r| J::Raw(r.clone())).collect();
-        fields.push(("results", J::Arr(results)));
+    /// The document after the `results` entries: the array's end, the totals once finished
+    /// (`summary`), and our `ncclbench` object.
+    fn closing(meta: &RunMeta, summary: Option<&Summary>) -> String {
+        let mut fields = Vec::new();
         if let Some(s) = summary {
             fields.extend(doc::totals(s));
         }
         fields.push(("ncclbench", doc::ncclbench_with(meta, summary)));
-        let mut text = J::Obj(fields).text();
-        text.push('\n');
-        let tmp = with_suffix(&self.path, ".tmp");
-        fs::write(&tmp, text)?;
-        fs::rename(&tmp, &self.path)
+        // The closing part of an object whose first key is `results`: `],"key":...}`.
+        let rest = J::Obj(fields).text();
+        format!("],{}\n", &rest[1..])
+    }
+
+    /// Writes `entry` (a result, or nothing) after the results so far, followed by the
+    /// closing part, in one write; then cuts off whatever the old closing part left beyond.
+    fn extend(&mut self, entry: Option<String>, summary: Option<&Summary>) -> io::Result<()> {
+        let (Some(meta), Some(file)) = (&self.meta, &self.file) else {
+            return Ok(());
+        };
+        let mut text = String::new();
+        if let Some(e) = &entry {
+            if self.results > 0 {
+                text.push(',');
+            }
+            text.push_str(e);
+        }
+        let entry_len = text.len() as u64;
+        text.push_str(&Self::closing(meta, summary));
+        file.write_all_at(text.as_bytes(), self.results_end)?;
+        file.set_len(self.results_end + text.len() as u64)?;
+        if entry.is_some() {
+            self.results_end += entry_len;
+            self.results += 1;
+        }
+        Ok(())
     }
 }
 
 impl Sink for JsonSink {
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
         self.path = claim_free_name(&self.path)?;
+        let file = OpenOptions::new().write(true).open(&self.path)?;
+        // The head up to the `results` array's opening bracket.
+        let mut fields = doc::head(meta);
+        fields.push(("results", J::Arr(Vec::new())));
+        let head = J::Obj(fields).text();
+        let head = &head[..head.len() - "]}".len()];
+        file.write_all_at(head.as_bytes(), 0)?;
+        self.results_end = head.len() as u64;
+        self.results = 0;
+        self.file = Some(file);
         self.meta = Some(meta.clone());
-        self.results.clear();
-        self.write(None)
+        self.extend(None, None)
     }
 
     fn row_done(&mut self, row: &Row) -> io::Result<()> {
-        if let Some(meta) = &self.meta {
-            self.results.push(doc::result(row, meta).text());
-        }
-        self.write(None)
+        let Some(meta) = &self.meta else {
+            return Ok(());
+        };
+        let entry = doc::result(row, meta).text();
+        self.extend(Some(entry), None)
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
@@ -123,6 +160,6 @@ impl Sink for JsonSink {
         ) {
             env.topology = Some(topo);
         }
-        self.write(Some(summary))
+        self.extend(None, Some(summary))
     }
 }

@@ -44,8 +44,41 @@ fn file_is_complete_json_after_begin_each_row_and_finish() {
     );
     assert_eq!(v["errors"], json!([""]));
     assert_eq!(v["end_time"], json!("2026-07-09 16:03:25"));
-    // The temporary file is renamed, never left behind.
+    // One file, nothing beside it.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+/// A row costs its own size, not the file's: rows are written after the ones before, which
+/// are never written again (a mark put into the file by hand survives later rows), and the
+/// document stays whole after each.
+#[test]
+fn rows_extend_the_file_in_place_without_rewriting_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sink = JsonSink::new(dir.path().join("r.json"));
+    sink.begin(&meta()).unwrap();
+    let rows = rows();
+    assert!(rows.len() >= 2);
+    sink.row_done(&rows[0]).unwrap();
+    let text = std::fs::read_to_string(sink.path()).unwrap();
+    let at = text.find("\"start_time\":\"").unwrap() + "\"start_time\":\"".len();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(sink.path())
+        .unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&file, b"X", at as u64).unwrap();
+    for row in &rows[1..] {
+        sink.row_done(row).unwrap();
+        let (_, v) = read(sink.path());
+        assert!(
+            v["start_time"].as_str().unwrap().starts_with('X'),
+            "rewritten"
+        );
+    }
+    sink.finish(&summary()).unwrap();
+    let (text, v) = read(sink.path());
+    assert_eq!(v["results"].as_array().unwrap().len(), rows.len());
+    assert_eq!(v["ncclbench"]["complete"], json!(true));
+    assert!(text.ends_with("}\n") && text.matches("\"ncclbench\"").count() == 1);
 }
 
 #[test]
