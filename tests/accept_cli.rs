@@ -435,6 +435,25 @@ fn setup_errors_exit_2_with_one_line() {
     let r = accept(&["--backend", "carrier-pigeon"], &[], false);
     assert_eq!(r.code, Some(2), "{}", r.err);
     assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+    // Flags of accept itself: each one line naming the flag, exit 2, before anything runs.
+    for (args, says) in [
+        (&["--margin", "-1"][..], "invalid value '-1' for --margin"),
+        (
+            &["--threshold", "-5"][..],
+            "invalid value '-5' for --threshold",
+        ),
+        (
+            &["-T", "0"][..],
+            "an acceptance run always bounds its waits",
+        ),
+        (&["-e", "0"][..], "invalid value '0' for -e"),
+        (&["--make-profile", "/no/such/run"][..], "/no/such/run"),
+    ] {
+        let r = accept(args, &[], false);
+        assert_eq!(r.code, Some(2), "{args:?}: {}", r.err);
+        assert!(r.err.contains(says), "{args:?}: {}", r.err);
+        assert_eq!(r.err.lines().count(), 1, "{args:?}: {}", r.err);
+    }
 }
 
 #[test]
