@@ -6,7 +6,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use ncclbench::analysis::build::analyze;
 use ncclbench::analysis::input::{InputRow, ReadSet, SourceRef};
-use ncclbench::collective::Collective;
+use ncclbench::core::collective::Collective;
 use ncclbench::result::Placement;
 
 const ROWS: usize = 10_000;

@@ -6,10 +6,10 @@
 //! Run with `cargo bench --bench verify`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use ncclbench::collective::Content;
-use ncclbench::dtype::DataType;
-use ncclbench::op::RedOp;
-use ncclbench::verify::{count_wrong, write_content, Pattern};
+use ncclbench::bench::verify::{count_wrong, write_content, Pattern};
+use ncclbench::core::collective::Content;
+use ncclbench::core::dtype::DataType;
+use ncclbench::core::op::RedOp;
 use std::time::Duration;
 
 const BYTES: usize = 256 << 20;

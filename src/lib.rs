@@ -1,36 +1,29 @@
 //! ncclbench: collective-communication benchmarks in the nccl-tests mould, with exact
 //! verification and analysis.
 //!
-//! Data flows one way: [`cli`] -> [`config`] -> [`plan`] -> [`runner`] -> [`backend`] ->
-//! [`result`] rows -> [`output`] sinks.
+//! Layers, top to bottom; a module imports only from the layers below its own (the test
+//! `layering` in tests/ holds the table and enforces it):
+//!
+//! * [`app`]: parse, dispatch, exit status.
+//! * [`commands`]: one module per subcommand.
+//! * [`cli`]: clap types in, validated [`config`] out.
+//! * engines: [`accept`] (profiles, checks, verdict) over [`bench`] (plan, runner, verify,
+//!   tuning, output, environment, job, backends) and [`analysis`] (readers, fit, plot, report,
+//!   compare), over [`logs`] (NCCL debug logs).
+//! * [`config`]: every validated configuration, plain data the engines read.
+//! * [`result`]: plain data: rows, run metadata, devices, run environment, tuning annotations.
+//! * [`core`]: collective specs, dtype, op, numeric element code, error, units, stats, host
+//!   facts, redaction.
 
 #![warn(missing_docs)]
 
 pub mod accept;
 pub mod analysis;
 pub mod app;
-pub mod backend;
-pub mod bootstrap;
+pub mod bench;
 pub mod cli;
-pub mod collective;
-pub mod compare;
+pub mod commands;
 pub mod config;
-pub mod cuda;
-pub mod dtype;
-pub mod environment;
-pub mod error;
-pub mod launcher;
+pub mod core;
 pub mod logs;
-#[cfg(feature = "mpi")]
-pub mod mpi;
-pub mod multi;
-pub mod numeric;
-pub mod op;
-pub mod output;
-pub mod plan;
-pub mod redact;
 pub mod result;
-pub mod runner;
-pub mod stats;
-pub mod tuning;
-pub mod verify;

@@ -11,7 +11,7 @@ mod synthetic;
 use ncclbench::analysis::build::analyze;
 use ncclbench::analysis::curve::CurveReport;
 use ncclbench::analysis::input::{InputRow, ReadSet};
-use ncclbench::collective::Collective;
+use ncclbench::core::collective::Collective;
 use synthetic::{generate, Noise, Synthetic, TrueRegime};
 
 const RANKS: [usize; 7] = [2, 3, 4, 8, 16, 32, 64];

@@ -4,7 +4,7 @@
 
 mod support;
 
-use ncclbench::cuda::{Context, DeviceBuffer, Driver, Event, Stream};
+use ncclbench::bench::cuda::{Context, DeviceBuffer, Driver, Event, Stream};
 use support::fake_nccl::fake_lib_dir;
 
 fn driver() -> Driver {
@@ -41,7 +41,7 @@ fn the_driver_wrapper_resolves_and_uses_the_fake() {
     let driver = driver();
     assert!(matches!(
         driver.api().graph_instantiate,
-        ncclbench::cuda::api::GraphInstantiate::WithFlags(_)
+        ncclbench::bench::cuda::api::GraphInstantiate::WithFlags(_)
     ));
     assert!(driver.api().stream_wait_value32.is_some());
     assert_eq!(driver.version().unwrap(), 12040);

@@ -6,14 +6,14 @@
 
 mod support;
 
-use ncclbench::backend::host::HostBackend;
-use ncclbench::backend::{rank_args, Backend, Buf, Call};
-use ncclbench::collective::Collective;
-use ncclbench::dtype::DataType;
-use ncclbench::numeric;
-use ncclbench::op::RedOp;
+use ncclbench::bench::backend::host::HostBackend;
+use ncclbench::bench::backend::{rank_args, Backend, Buf, Call};
+use ncclbench::bench::verify::{self, CheckCase};
+use ncclbench::core::collective::Collective;
+use ncclbench::core::dtype::DataType;
+use ncclbench::core::numeric;
+use ncclbench::core::op::RedOp;
 use ncclbench::result::Placement;
-use ncclbench::verify::{self, CheckCase};
 use support::fault::{Fault, Faulty};
 
 const SIZE: usize = 3 * 1024;

@@ -68,7 +68,7 @@ fn verified(args: &str, envs: &[(&str, &str)]) -> String {
 
 #[test]
 fn every_collective_type_and_op_verifies_on_1_2_and_4_gpus() {
-    for coll in ncclbench::collective::Collective::ALL {
+    for coll in ncclbench::core::collective::Collective::ALL {
         for g in [1, 2, 4] {
             let args = format!(
                 "{} -g {g} -b 1K -e 64K -f 8 -d all -o all -r -1 -n 2 -w 1",

@@ -43,7 +43,7 @@ fn env_reports_the_loaded_library_and_its_runtime_version() {
 #[test]
 fn a_benchmark_without_a_cuda_driver_fails_fast_with_one_line() {
     let Some(lib) = real_lib() else { return };
-    if ncclbench::cuda::Driver::load().is_ok() {
+    if ncclbench::bench::cuda::Driver::load().is_ok() {
         eprintln!("skipped: this machine has a CUDA driver");
         return;
     }
@@ -77,7 +77,7 @@ fn a_benchmark_without_a_cuda_driver_fails_fast_with_one_line() {
 #[test]
 fn auto_falls_back_to_host_and_says_why_without_a_driver() {
     let Some(lib) = real_lib() else { return };
-    if ncclbench::cuda::Driver::load().is_ok() {
+    if ncclbench::bench::cuda::Driver::load().is_ok() {
         eprintln!("skipped: this machine has a CUDA driver");
         return;
     }

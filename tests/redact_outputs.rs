@@ -55,7 +55,7 @@ fn run(redact: bool) -> Outputs {
         String::from_utf8_lossy(&out.stderr)
     );
     let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
-    let sidecar = ncclbench::output::csv::sidecar_path(&csv);
+    let sidecar = ncclbench::bench::output::csv::sidecar_path(&csv);
     Outputs {
         pid,
         files: vec![

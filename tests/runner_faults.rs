@@ -4,8 +4,8 @@
 
 mod support;
 
-use ncclbench::backend::host::HostBackend;
-use ncclbench::error::{exit, Error};
+use ncclbench::bench::backend::host::HostBackend;
+use ncclbench::core::error::{exit, Error};
 use std::time::{Duration, Instant};
 use support::fault::{Fault, Faulty};
 use support::run::{config, run_captured, run_with};

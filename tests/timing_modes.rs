@@ -7,7 +7,7 @@ mod support;
 
 use support::run::run_host;
 
-fn assert_verified(args: &str) -> ncclbench::runner::Outcome {
+fn assert_verified(args: &str) -> ncclbench::bench::runner::Outcome {
     let out = run_host(args).unwrap_or_else(|e| panic!("{args}: {e}"));
     assert!(!out.rows.is_empty(), "{args}");
     for r in &out.rows {
@@ -130,7 +130,7 @@ fn device_timer_leaves_the_enqueue_cost_out() {
     let slow = Fault::SlowLaunch(Duration::from_millis(150));
     let time = |args: &str| {
         let cfg = support::run::config(args);
-        let host = ncclbench::backend::host::HostBackend::new(cfg.local_ranks()).unwrap();
+        let host = ncclbench::bench::backend::host::HostBackend::new(cfg.local_ranks()).unwrap();
         let mut b = Faulty::new(host, slow);
         let out = support::run::run_with(&cfg, &mut b).expect(args);
         out.rows[0].out_of_place.time_us

@@ -6,7 +6,7 @@
 
 mod support;
 
-use ncclbench::collective::Collective;
+use ncclbench::core::collective::Collective;
 use support::run::run_host;
 
 fn check_all(coll: Collective, n: usize) {

@@ -9,7 +9,7 @@
 use super::model::{Check, FailureClass, Stage, Status};
 use super::profile::{BusbwCheck, LatencyCheck};
 use crate::analysis::input::InputRow;
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::result::Placement;
 use std::collections::BTreeMap;
 
@@ -48,7 +48,7 @@ pub fn size(b: u64) -> String {
     if v < 1024 || u + 1 == UNITS.len() {
         format!("{v} {}", UNITS[u])
     } else {
-        crate::plan::human_bytes(b)
+        crate::bench::plan::human_bytes(b)
     }
 }
 
@@ -337,7 +337,7 @@ pub fn latency(chk: &LatencyCheck, rows: &[InputRow], end: &RunEnd) -> Check {
 
 /// One check per compared curve against the baseline: no size called slower (the compare
 /// rules: significant and beyond the threshold).
-pub fn baseline(cmp: &crate::compare::model::Comparison) -> Vec<Check> {
+pub fn baseline(cmp: &crate::analysis::compare::model::Comparison) -> Vec<Check> {
     cmp.curves
         .iter()
         .filter(|curve| curve.id.placement == Placement::OutOfPlace.name())

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::analysis::input::SourceRef;
-use crate::collective::Collective;
+use crate::core::collective::Collective;
 
 fn row(coll: &str, bytes: u64, time_us: f64, busbw: f64, p: Placement) -> InputRow {
     InputRow {

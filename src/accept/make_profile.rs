@@ -15,8 +15,8 @@
 
 use crate::analysis::input::InputRow;
 use crate::analysis::read::read_files;
-use crate::collective::Collective;
-use crate::error::Error;
+use crate::core::collective::Collective;
+use crate::core::error::Error;
 use crate::result::Placement;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

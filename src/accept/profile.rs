@@ -46,8 +46,8 @@
 //! parser gives a position, the line and its text.
 
 use crate::cli::size::parse_size;
-use crate::collective::Collective;
-use crate::error::Error;
+use crate::core::collective::Collective;
+use crate::core::error::Error;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;

@@ -7,19 +7,9 @@
 
 use super::model::Stage;
 use super::profile::Suite;
-use crate::collective::Collective;
+use crate::config::accept::StageFlags;
+use crate::core::collective::Collective;
 use std::path::Path;
-
-/// Flags every stage gets from the `accept` command line (backend and placement).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct StageFlags {
-    /// `--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`, `--redact` as given, in order.
-    pub passthrough: Vec<String>,
-    /// `-T` in seconds (the profile's `timeout_s` when not given).
-    pub timeout_s: Option<u64>,
-    /// `-e` for the performance stages (the profile's `perf_max_bytes` when not given).
-    pub perf_max_bytes: Option<u64>,
-}
 
 /// One stage to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +90,7 @@ pub fn one(
 /// nccl-tests' reserve. `None` when `max` fits.
 pub fn host_memory_cap(max: u64, avail: u64, ranks_here: usize) -> Option<u64> {
     let per_rank = avail / ranks_here.max(1) as u64;
-    crate::plan::clamp_max_bytes(max, per_rank, true)
+    crate::bench::plan::clamp_max_bytes(max, per_rank, true)
 }
 
 /// `MemAvailable` from /proc/meminfo, bytes.
@@ -146,7 +136,7 @@ mod tests {
         );
         let cfg = parsed(&c);
         assert_eq!(cfg.check, 1);
-        assert_eq!(cfg.dtypes.len(), crate::dtype::DataType::ALL.len());
+        assert_eq!(cfg.dtypes.len(), crate::core::dtype::DataType::ALL.len());
         assert_eq!(cfg.ngpus, 2);
         assert_eq!(cfg.timeout, Some(std::time::Duration::from_secs(9)));
         assert_eq!(c.csv, "correctness/reduce.csv");

@@ -6,7 +6,7 @@
 //! JSON, SVG/PNG).
 
 pub mod build;
-pub mod command;
+pub mod compare;
 pub mod curve;
 pub mod fit;
 pub mod input;

@@ -5,9 +5,9 @@
 //! mean for `ncclbench <collective>`; `-T` and `-e` replace the profile's timeout and sweep end.
 
 use super::size::parse_size;
-use crate::accept::suite::StageFlags;
-use crate::accept::AcceptConfig;
-use crate::error::Error;
+use crate::config::accept::AcceptConfig;
+use crate::config::accept::StageFlags;
+use crate::core::error::Error;
 use clap::Args;
 use std::path::PathBuf;
 

@@ -8,9 +8,9 @@
 use super::accept::AcceptArgs;
 use super::compare::CompareArgs;
 use super::size::{parse_int, parse_size};
-use crate::collective::Collective;
-use crate::dtype::DataType;
-use crate::op::RedOp;
+use crate::core::collective::Collective;
+use crate::core::dtype::DataType;
+use crate::core::op::RedOp;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

@@ -6,9 +6,9 @@
 //! path can never land on the wrong side by accident.
 
 use super::args::FormatArg;
-use crate::compare::{CompareConfig, DEFAULT_THRESHOLD_PCT};
+use crate::config::compare::{CompareConfig, DEFAULT_THRESHOLD_PCT};
 use crate::config::ReportFormat;
-use crate::error::Error;
+use crate::core::error::Error;
 use clap::Args;
 use std::path::PathBuf;
 

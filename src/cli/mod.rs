@@ -21,9 +21,9 @@ mod tests_help;
 #[cfg(test)]
 mod tests_validate;
 
-use crate::collective::Collective;
 use crate::config::{AnalyzeConfig, ReportFormat, RunConfig};
-use crate::error::Error;
+use crate::core::collective::Collective;
+use crate::core::error::Error;
 use args::{AnalyzeArgs, BenchArgs, Cli, FormatArg, Request};
 use clap::error::ErrorKind;
 use clap::{Args as _, CommandFactory, FromArgMatches, Parser};
@@ -53,11 +53,11 @@ pub enum Command {
         redact: bool,
     },
     /// Compare two sets of result files.
-    Compare(crate::compare::CompareConfig),
+    Compare(crate::config::compare::CompareConfig),
     /// Read NCCL debug logs.
-    Logs(crate::logs::command::LogsConfig),
+    Logs(crate::config::logs::LogsConfig),
     /// Run the acceptance suite (or list or make profiles).
-    Accept(crate::accept::AcceptConfig),
+    Accept(crate::config::accept::AcceptConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -87,7 +87,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             redact: a.redact,
         }),
         Ok(Request::Compare(a)) => compare::config(a).map(Command::Compare),
-        Ok(Request::Logs(a)) => Ok(Command::Logs(crate::logs::command::LogsConfig {
+        Ok(Request::Logs(a)) => Ok(Command::Logs(crate::config::logs::LogsConfig {
             files: a.files,
             json: a.json,
             redact: a.redact,

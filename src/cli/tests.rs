@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::config::{BackendChoice, RootChoice, TimeReduce, Timer};
-use crate::dtype::DataType;
-use crate::op::RedOp;
+use crate::core::dtype::DataType;
+use crate::core::op::RedOp;
 use crate::result::Step;
 use std::path::PathBuf;
 use std::time::Duration;

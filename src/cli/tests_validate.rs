@@ -4,7 +4,7 @@
 use super::tests::{run, usage};
 use super::*;
 use crate::config::RootChoice;
-use crate::error::exit;
+use crate::core::error::exit;
 use crate::result::Step;
 
 /// Runs `ncclbench all_reduce <flags>` and expects a usage error mentioning every `needle`.

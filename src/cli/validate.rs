@@ -5,9 +5,9 @@
 //! names the flag and the value, returned as [`Error::Usage`] (exit status 2).
 
 use super::args::{BackendArg, BenchArgs, DeviceList, TimerArg};
-use crate::collective::Collective;
 use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce, Timer, TuningOptions};
-use crate::error::Error;
+use crate::core::collective::Collective;
+use crate::core::error::Error;
 use crate::result::Step;
 use std::time::Duration;
 

@@ -19,7 +19,6 @@
 //! cannot be read is counted ([`warnings`]), never a panic.
 
 mod collect;
-pub mod command;
 mod decision;
 pub mod event;
 pub mod findings;
@@ -28,7 +27,7 @@ pub mod names;
 mod parser;
 mod prefix;
 /// Redaction lives at the crate level (benchmark runs use it too).
-pub use crate::redact;
+pub use crate::core::redact;
 pub mod report;
 mod scan;
 pub mod summary;

@@ -14,7 +14,7 @@
 use super::event::{Event, Nic, Record, Transport};
 use super::summary::{CommFacts, CommKey, LogSummary};
 use super::{for_each_line, Collector, LineParser, ParseOptions};
-use crate::redact::Redactor;
+use crate::core::redact::Redactor;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

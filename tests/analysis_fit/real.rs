@@ -4,7 +4,7 @@
 
 use super::synthetic::row;
 use ncclbench::analysis::input::{InputRow, ReadSet};
-use ncclbench::collective::Collective;
+use ncclbench::core::collective::Collective;
 use ncclbench::result::Placement;
 use std::path::{Path, PathBuf};
 

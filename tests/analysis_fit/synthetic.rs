@@ -3,7 +3,7 @@
 //! fixed-seed generator.
 
 use ncclbench::analysis::input::{InputRow, SourceRef};
-use ncclbench::collective::Collective;
+use ncclbench::core::collective::Collective;
 use ncclbench::result::Placement;
 
 /// SplitMix64: a tiny deterministic generator (no `rand` needed).

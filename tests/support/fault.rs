@@ -2,11 +2,13 @@
 //! every kind of wrong result: a flipped bit, a rank's contribution dropped, two chunks swapped,
 //! a chunk shifted by one element, and a receive buffer left stale.
 
-use ncclbench::backend::{Backend, BackendInfo, Buf, BufPtr, Call, DeviceInfo, EventId, GraphId};
-use ncclbench::dtype::DataType;
-use ncclbench::error::Error;
-use ncclbench::numeric;
-use ncclbench::op::RedOp;
+use ncclbench::bench::backend::{
+    Backend, BackendInfo, Buf, BufPtr, Call, DeviceInfo, EventId, GraphId,
+};
+use ncclbench::core::dtype::DataType;
+use ncclbench::core::error::Error;
+use ncclbench::core::numeric;
+use ncclbench::core::op::RedOp;
 use std::time::{Duration, Instant};
 
 /// One way to corrupt the last call before the runner looks at it.

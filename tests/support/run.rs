@@ -1,16 +1,16 @@
 //! Runs the library pipeline (CLI parse -> plan -> runner -> host backend) in-process and
 //! captures the rows, for tests that check results rather than text.
 
-use ncclbench::backend::host::HostBackend;
-use ncclbench::backend::Backend;
-use ncclbench::bootstrap::SingleProcess;
+use ncclbench::bench::backend::host::HostBackend;
+use ncclbench::bench::backend::Backend;
+use ncclbench::bench::job::bootstrap::SingleProcess;
+use ncclbench::bench::output::Sink;
+use ncclbench::bench::plan;
+use ncclbench::bench::runner::{Outcome, Runner};
 use ncclbench::cli::{self, Command};
 use ncclbench::config::RunConfig;
-use ncclbench::error::Error;
-use ncclbench::output::Sink;
-use ncclbench::plan;
+use ncclbench::core::error::Error;
 use ncclbench::result::{Row, Summary};
-use ncclbench::runner::{Outcome, Runner};
 use std::ffi::OsString;
 
 /// Parses `ncclbench <args>` into a RunConfig (panics on a usage error: tests pass valid args).

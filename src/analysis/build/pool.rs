@@ -7,7 +7,7 @@
 
 use crate::analysis::curve::{Anomaly, CurveKey, CurvePoint};
 use crate::analysis::input::{InputRow, Tuning};
-use crate::collective::Collective;
+use crate::core::collective::Collective;
 use std::collections::BTreeMap;
 
 /// How a curve's bandwidths follow from size and time.

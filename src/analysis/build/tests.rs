@@ -9,7 +9,7 @@ use crate::result::Placement;
 /// A row of `collective` over `nranks` with nccl-tests' bandwidth columns for a given factor.
 fn row(collective: Option<&str>, nranks: Option<usize>, bytes: u64, time_us: f64) -> InputRow {
     let factor = collective
-        .and_then(crate::collective::Collective::parse)
+        .and_then(crate::core::collective::Collective::parse)
         .zip(nranks)
         .map_or(1.5, |(c, n)| c.busbw_factor(n));
     let algbw = bytes as f64 / time_us * 1e-3;

@@ -11,7 +11,7 @@
 //! ever written: curves with no points or no regimes still give a valid, empty chart.
 
 use crate::analysis::curve::CurveReport;
-use crate::error::Error;
+use crate::core::error::Error;
 
 mod busbw;
 mod common;

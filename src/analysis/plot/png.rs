@@ -1,7 +1,7 @@
 //! SVG to PNG with resvg, using only the embedded DejaVu Sans (no system fonts or libraries),
 //! so charts rasterise the same on every machine.
 
-use crate::error::Error;
+use crate::core::error::Error;
 use resvg::tiny_skia::{Color, Pixmap, Transform};
 use resvg::usvg::{self, fontdb};
 use std::sync::{Arc, OnceLock};

@@ -3,9 +3,9 @@
 //! carry it.
 
 use crate::analysis::input::{InputRow, Tuning};
-use crate::collective::Collective;
-use crate::dtype::DataType;
-use crate::error::Error;
+use crate::core::collective::Collective;
+use crate::core::dtype::DataType;
+use crate::core::error::Error;
 use std::collections::HashMap;
 
 /// A structural error: `NAME:LINE: what`.

@@ -9,7 +9,7 @@
 
 use super::common::{collective_name, fail, int, known_dtype, num, tuning_with_model, uint};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::result::Placement;
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -10,7 +10,7 @@
 
 use super::common::{assign_cycles, collective_name, fail, known_dtype, num, tuning};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::result::Placement;
 use serde_json::{Map, Value};
 

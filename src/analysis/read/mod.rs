@@ -22,7 +22,7 @@ mod text;
 mod tests;
 
 use crate::analysis::input::ReadSet;
-use crate::error::Error;
+use crate::core::error::Error;
 use detect::{detect, Detected};
 use std::fs;
 use std::path::{Path, PathBuf};

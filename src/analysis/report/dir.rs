@@ -4,7 +4,7 @@
 use crate::analysis::curve::Analysis;
 use crate::analysis::plot;
 use crate::analysis::report::{charts, html, json, markdown, units, Charts};
-use crate::error::Error;
+use crate::core::error::Error;
 use std::path::{Path, PathBuf};
 
 /// Writes everything (see [`crate::analysis::report::write_dir`]) and returns the paths.

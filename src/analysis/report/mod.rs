@@ -7,7 +7,7 @@
 
 use crate::analysis::curve::Analysis;
 use crate::analysis::plot;
-use crate::error::Error;
+use crate::core::error::Error;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 

@@ -2,7 +2,7 @@
 //! reason, and file/directory arguments behave as documented.
 
 use crate::analysis::read::{read_files, read_str, read_str_as, Format};
-use crate::error::Error;
+use crate::core::error::Error;
 use std::fs;
 
 /// The message of a usage error (any other error fails the test).

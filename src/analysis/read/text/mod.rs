@@ -14,7 +14,7 @@ mod layout;
 
 use super::common::{assign_cycles, collective_name, fail, num, uint};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
-use crate::error::Error;
+use crate::core::error::Error;
 use crate::result::Placement;
 use layout::{is_timestamp, Layout};
 use std::collections::BTreeSet;

@@ -1,0 +1,301 @@
+//! The host reference backend: ranks are threads of this process and buffers live in host
+//! memory. It runs every collective with NCCL's semantics and arithmetic, so it is the oracle
+//! of the tests and what a machine without GPUs runs; its times say nothing about NCCL.
+//!
+//! Layout: `queue` holds the per-rank worker threads and their in-order queues, `exec` runs
+//! one call on one worker following the per-collective `plan`, `reduce` holds the reduction
+//! kernels, `arena` the buffers and their `unsafe` accessors (called only from `exec`),
+//! `barrier` the workers' rendezvous.
+
+mod arena;
+mod barrier;
+mod exec;
+mod gate;
+mod plan;
+mod queue;
+mod reduce;
+mod switches;
+#[cfg(test)]
+mod tests;
+
+#[cfg(feature = "mpi")]
+pub(crate) use self::plan::extents;
+#[cfg(feature = "mpi")]
+pub(crate) use self::reduce::reduce;
+
+use self::arena::Arena;
+use self::queue::{Queues, Task};
+use crate::bench::backend::graphs::Graphs;
+use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
+use crate::core::dtype::DataType;
+use crate::core::error::Error;
+use crate::core::op::RedOp;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The header line every host-backend run prints, so nobody mistakes its numbers for NCCL's.
+pub const HEADER_LINE: &str = "# backend: host (ranks are threads of this process, buffers in \
+                               host memory; times are NOT NCCL's)";
+
+/// Something a rank queue runs, as launched or as recorded in a graph.
+#[derive(Clone)]
+enum Item {
+    Call(Arc<Call>),
+    Event(usize),
+}
+
+/// Collectives on host threads; see the module doc.
+pub struct HostBackend {
+    info: BackendInfo,
+    hostname: String,
+    queues: Queues,
+    arena: Arc<Arena>,
+    /// Open `group_start`s.
+    groups: usize,
+    /// Graph capture and the recorded graphs.
+    graphs: Graphs<Item>,
+    /// The gate of the last `hold`, until released.
+    gate: Option<Arc<gate::Gate>>,
+    /// Hidden test switches (a stalled launch, corrupted output).
+    switches: switches::Switches,
+}
+
+impl Drop for HostBackend {
+    /// A held gate is opened first, so the workers can be joined.
+    fn drop(&mut self) {
+        for g in [self.gate.take(), self.switches.stall.take()]
+            .into_iter()
+            .flatten()
+        {
+            let _ = g.open();
+        }
+    }
+}
+
+impl HostBackend {
+    /// A communicator of `nranks` ranks, all local, with one worker thread each and empty
+    /// buffers.
+    pub fn new(nranks: usize) -> Result<HostBackend, Error> {
+        if nranks == 0 {
+            return Err(Error::usage("the host backend needs at least one rank"));
+        }
+        Ok(HostBackend {
+            info: BackendInfo {
+                name: "host",
+                nranks,
+                first_rank: 0,
+                local_ranks: nranks,
+                header_lines: vec![HEADER_LINE.to_string()],
+                nccl_headers: None,
+                nccl_library: None,
+                memory_per_rank: mem_available().map(|m| m / nranks as u64),
+                device_memory: None,
+            },
+            hostname: short_hostname(),
+            queues: Queues::start(nranks)?,
+            arena: Arc::new(Arena::new(nranks, 0, 0)?),
+            groups: 0,
+            graphs: Graphs::new("host"),
+            gate: None,
+            switches: switches::Switches::from_env(),
+        })
+    }
+
+    /// Records `item` into the open capture, or enqueues it on every rank.
+    fn submit(&mut self, item: Item) {
+        let Some(item) = self.graphs.record(item) else {
+            return;
+        };
+        match item {
+            Item::Call(call) => {
+                let arena = &self.arena;
+                self.queues
+                    .push_all(|| Task::Run(call.clone(), arena.clone()));
+            }
+            Item::Event(id) => self.queues.push_all(|| Task::Mark(id)),
+        }
+    }
+
+    /// Exclusive access to a rank's bytes once every queue is idle.
+    fn bytes(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+    ) -> Result<&mut [u8], Error> {
+        self.queues.wait(None)?;
+        let n = self.info.nranks;
+        if local >= n {
+            return Err(Error::Backend(format!(
+                "host backend: rank {local} does not exist ({n} ranks)"
+            )));
+        }
+        Arc::get_mut(&mut self.arena)
+            .ok_or_else(|| Error::Backend("host backend: buffers are still in use".into()))?
+            .bytes_mut(local, buf, offset, len)
+    }
+
+    /// Blocks every queue until the returned guard opens (tests keep work queued with it).
+    #[cfg(test)]
+    fn hold_queues(&mut self) -> tests::Held {
+        let gate = Arc::new(gate::Gate::new(Duration::from_secs(600)));
+        self.queues.push_all(|| Task::Hold(gate.clone()));
+        tests::Held(gate)
+    }
+}
+
+/// MemAvailable from /proc/meminfo, in bytes.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The host name up to its first dot.
+fn short_hostname() -> String {
+    let full = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "localhost".to_string());
+    full.split('.').next().unwrap_or_default().to_string()
+}
+
+impl Backend for HostBackend {
+    fn info(&self) -> &BackendInfo {
+        &self.info
+    }
+
+    fn devices(&self) -> Vec<DeviceInfo> {
+        (0..self.info.nranks)
+            .map(|rank| DeviceInfo {
+                rank,
+                group: 0,
+                pid: std::process::id(),
+                hostname: self.hostname.clone(),
+                device: rank as i32,
+                pci: (0, 0, 0),
+                name: "host-thread".to_string(),
+            })
+            .collect()
+    }
+
+    fn supports(&self, _dtype: DataType, _op: RedOp) -> bool {
+        true
+    }
+
+    fn allocate(&mut self, send_bytes: usize, recv_bytes: usize) -> Result<(), Error> {
+        self.queues.wait(None)?;
+        let n = self.info.nranks;
+        // Free the old buffers before taking new ones.
+        self.arena = Arc::new(Arena::new(n, 0, 0)?);
+        self.arena = Arc::new(Arena::new(n, send_bytes, recv_bytes)?);
+        Ok(())
+    }
+
+    fn fill(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), Error> {
+        f(self.bytes(local, buf, offset, len)?);
+        Ok(())
+    }
+
+    fn inspect(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        if let Some(at) = self.switches.corrupt_in(local, buf, offset, len) {
+            self.bytes(local, buf, at, 1)?[0] ^= 0xff;
+        }
+        f(self.bytes(local, buf, offset, len)?);
+        Ok(())
+    }
+
+    fn group_start(&mut self) -> Result<(), Error> {
+        self.groups += 1;
+        Ok(())
+    }
+
+    fn group_end(&mut self) -> Result<(), Error> {
+        self.groups = self
+            .groups
+            .checked_sub(1)
+            .ok_or_else(|| Error::Backend("host backend: group_end without group_start".into()))?;
+        Ok(())
+    }
+
+    fn launch(&mut self, call: &Call) -> Result<(), Error> {
+        plan::check(call, self.info.nranks, |r, b| self.arena.len(r, b))?;
+        if let Some(gate) = self.switches.launched(call) {
+            self.queues.push_all(|| Task::Hold(gate.clone()));
+        }
+        self.submit(Item::Call(Arc::new(call.clone())));
+        Ok(())
+    }
+
+    fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
+        self.queues.wait(deadline)
+    }
+
+    fn hold(&mut self) -> Result<(), Error> {
+        if self.graphs.capturing() {
+            return Err(Error::Backend(
+                "host backend: hold while capturing a graph".into(),
+            ));
+        }
+        let gate = Arc::new(gate::Gate::new(crate::bench::backend::HOLD_LIMIT));
+        self.queues.push_all(|| Task::Hold(gate.clone()));
+        if let Some(old) = self.gate.replace(gate) {
+            let _ = old.open();
+        }
+        Ok(())
+    }
+
+    fn release(&mut self) -> Result<bool, Error> {
+        Ok(self.gate.take().is_none_or(|g| g.open()))
+    }
+
+    fn record_event(&mut self) -> Result<EventId, Error> {
+        let id = self.queues.new_event();
+        self.submit(Item::Event(id));
+        Ok(EventId(id))
+    }
+
+    fn event_elapsed(&mut self, start: EventId, end: EventId) -> Result<Duration, Error> {
+        self.queues.elapsed(start.0, end.0)
+    }
+
+    fn begin_capture(&mut self) -> Result<(), Error> {
+        self.graphs.begin()
+    }
+
+    fn end_capture(&mut self) -> Result<GraphId, Error> {
+        self.graphs.end()
+    }
+
+    /// Replays a graph's calls; they are checked against the current buffers when they run,
+    /// and a failure is returned by the next wait.
+    fn launch_graph(&mut self, graph: GraphId) -> Result<(), Error> {
+        for item in self.graphs.items(graph)? {
+            self.submit(item);
+        }
+        Ok(())
+    }
+
+    fn destroy_graphs(&mut self) -> Result<(), Error> {
+        self.graphs.destroy();
+        Ok(())
+    }
+}

@@ -1,0 +1,137 @@
+//! What the loaded NCCL (and the devices) can do: version-gated entry points and data types,
+//! decided once at start so every later choice (native alltoall or send/recv, `-R`, `-x`,
+//! fp8) reads one table, and the header can say what was disabled and why.
+
+use std::collections::BTreeMap;
+
+use crate::bench::cuda::Context;
+use crate::core::dtype::DataType;
+use crate::core::error::Error;
+use crate::core::op::RedOp;
+use nccl_sys::bindings as b;
+use nccl_sys::version::{self, version_string};
+use nccl_sys::Nccl;
+
+use super::error::cuda_err;
+use super::setup::NcclOptions;
+
+/// First versions of the features ncclbench uses beyond the 2.7 baseline.
+const CONFIG_MIN: i32 = 21400;
+const REGISTER_MIN: i32 = 21900;
+const WINDOW_MIN: i32 = 22700;
+const CTA_POLICY_MIN: i32 = 22700;
+/// nccl-tests calls the native alltoall/gather/scatter from 2.28 on.
+const NATIVE_ROOTED_MIN: i32 = 22800;
+
+/// The loaded library's usable features.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Caps {
+    /// `ncclGetVersion`.
+    pub version: i32,
+    /// `ncclCommInitRankConfig`, 2.14+.
+    pub init_config: Option<b::PFN_ncclCommInitRankConfig>,
+    /// `ncclConfig_t.CTAPolicy`, 2.27+.
+    pub cta_policy: bool,
+    /// Native `ncclAlltoAll` (else grouped send/recv).
+    pub alltoall: Option<b::PFN_ncclAlltoAll>,
+    /// Native `ncclGather`.
+    pub gather: Option<b::PFN_ncclGather>,
+    /// Native `ncclScatter`.
+    pub scatter: Option<b::PFN_ncclScatter>,
+    /// `ncclRedOpCreatePreMulSum` and `ncclRedOpDestroy` (mulsum).
+    pub premulsum: Option<(b::PFN_ncclRedOpCreatePreMulSum, b::PFN_ncclRedOpDestroy)>,
+    /// `ncclCommRegister`/`Deregister` (`-R 1`).
+    pub register: Option<(b::PFN_ncclCommRegister, b::PFN_ncclCommDeregister)>,
+    /// `ncclCommWindowRegister`/`Deregister` (`-R 2`).
+    pub window: Option<(
+        b::PFN_ncclCommWindowRegister,
+        b::PFN_ncclCommWindowDeregister,
+    )>,
+    /// `ncclCommFinalize`, called before destroy where present.
+    pub finalize: Option<b::PFN_ncclCommFinalize>,
+    /// Every device has compute capability 9.0 or newer (fp8 types need it, as in nccl-tests).
+    pub fp8_devices: bool,
+}
+
+impl Caps {
+    /// Reads the features of `nccl` and the devices of `contexts`.
+    pub fn of(nccl: &Nccl, contexts: &BTreeMap<usize, Context>) -> Result<Self, Error> {
+        let v = nccl.version();
+        let gate = |min: i32| v >= min;
+        let mut fp8_devices = true;
+        for c in contexts.values() {
+            let (major, _) = c.device().compute_capability().map_err(cuda_err)?;
+            fp8_devices &= major >= 9;
+        }
+        Ok(Self {
+            version: v,
+            init_config: nccl.comm_init_rank_config().filter(|_| gate(CONFIG_MIN)),
+            cta_policy: gate(CTA_POLICY_MIN),
+            alltoall: nccl.alltoall().filter(|_| gate(NATIVE_ROOTED_MIN)),
+            gather: nccl.gather().filter(|_| gate(NATIVE_ROOTED_MIN)),
+            scatter: nccl.scatter().filter(|_| gate(NATIVE_ROOTED_MIN)),
+            premulsum: (nccl.red_op_create_pre_mul_sum())
+                .zip(nccl.red_op_destroy())
+                .filter(|_| version::supports_premulsum(v)),
+            register: (nccl.comm_register())
+                .zip(nccl.comm_deregister())
+                .filter(|_| gate(REGISTER_MIN)),
+            window: (nccl.comm_window_register())
+                .zip(nccl.comm_window_deregister())
+                .filter(|_| gate(WINDOW_MIN)),
+            finalize: nccl.comm_finalize(),
+            fp8_devices,
+        })
+    }
+
+    /// Whether `dtype` with `op` can run: the library's version and, for fp8, the devices.
+    pub fn supports(&self, dtype: DataType, op: RedOp) -> bool {
+        let dtype_ok = version::supports_dtype(self.version, super::launch::nccl_dtype(dtype))
+            && (!matches!(dtype, DataType::F8e4m3 | DataType::F8e5m2) || self.fp8_devices);
+        let op_ok = match op {
+            RedOp::MulSum => self.premulsum.is_some(),
+            RedOp::Avg => self.version >= version::AVG_MIN_VERSION,
+            _ => true,
+        };
+        dtype_ok && op_ok
+    }
+
+    /// Header notes for requested features this library lacks (the run goes on without them).
+    pub fn notes(&self, opts: &NcclOptions) -> Vec<String> {
+        let lib = version_string(self.version);
+        let mut notes = Vec::new();
+        let mut lacks = |what: String, min: i32| {
+            notes.push(format!(
+                "# {what} ignored: needs NCCL {} or newer, the loaded library is {lib}",
+                version_string(min)
+            ))
+        };
+        if opts.register == 1 && self.register.is_none() {
+            lacks("-R 1 (ncclCommRegister)".into(), REGISTER_MIN);
+        }
+        if opts.register == 2 && self.window.is_none() {
+            lacks("-R 2 (ncclCommWindowRegister)".into(), WINDOW_MIN);
+        }
+        if let (Some(p), false) = (
+            opts.cta_policy,
+            self.cta_policy && self.init_config.is_some(),
+        ) {
+            lacks(format!("-x {p} (ncclConfig_t.CTAPolicy)"), CTA_POLICY_MIN);
+        }
+        use crate::core::collective::Collective as C;
+        let grouped = match opts.collective {
+            C::AllToAll => self.alltoall.is_none(),
+            C::Gather => self.gather.is_none(),
+            C::Scatter => self.scatter.is_none(),
+            _ => false,
+        };
+        if grouped {
+            notes.push(format!(
+                "# {} runs as grouped ncclSend/ncclRecv (native call needs NCCL {}; loaded {lib})",
+                opts.collective.name(),
+                version_string(NATIVE_ROOTED_MIN)
+            ));
+        }
+        notes
+    }
+}

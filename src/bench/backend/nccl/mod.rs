@@ -1,0 +1,452 @@
+//! The NCCL backend: libnccl and the CUDA driver opened at run time ([`nccl_sys::Nccl`],
+//! [`crate::bench::cuda`]), one context, stream, communicator and pair of device buffers per local
+//! rank, and the runner's calls issued the way nccl-tests issues them ([`launch`]).
+//!
+//! Completion waits poll every stream and `ncclCommGetAsyncError` against the `-T` deadline,
+//! aborting the communicators on expiry or error, as nccl-tests' `testStreamSynchronize` does.
+
+mod caps;
+mod devices;
+mod error;
+mod gate;
+mod launch;
+mod memory;
+mod setup;
+mod sync;
+
+use std::time::{Duration, Instant};
+
+use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
+use crate::bench::cuda::{Context, Event, GraphExec, Stream};
+use crate::core::dtype::DataType;
+use crate::core::error::Error;
+use crate::core::op::RedOp;
+use nccl_sys::bindings::ncclComm_t;
+use nccl_sys::Nccl;
+
+pub use devices::{DeviceChoice, FIRST_DEVICE_ENV};
+pub use error::hostname;
+pub use setup::{open, single_process_id, NcclOptions};
+
+use caps::Caps;
+use error::{cuda_err, nccl_err};
+use memory::{DevMem, MemoryUse, Registration};
+
+/// One local rank: its device, stream, communicator and buffers.
+struct Rank {
+    global: usize,
+    device: usize,
+    context: Context,
+    stream: Stream,
+    comm: ncclComm_t,
+    send: Option<DevMem>,
+    recv: Option<DevMem>,
+    registrations: Vec<Registration>,
+}
+
+/// Local ranks on GPUs through NCCL.
+pub struct NcclBackend {
+    nccl: Nccl,
+    info: BackendInfo,
+    devices: Vec<DeviceInfo>,
+    ranks: Vec<Rank>,
+    caps: Caps,
+    register: u8,
+    memory: MemoryUse,
+    /// Recorded events per [`EventId`], one per rank; released by `release_events`.
+    events: Vec<Vec<Event>>,
+    graphs: Vec<Vec<GraphExec>>,
+    /// Host bytes for fills and inspections.
+    staging: Vec<u8>,
+    /// `--timer device` gate words.
+    gates: gate::Gates,
+    /// Set once the communicators were aborted (after a timeout or an async error).
+    aborted: bool,
+    closed: bool,
+}
+
+impl NcclBackend {
+    fn new(
+        nccl: Nccl,
+        info: BackendInfo,
+        devices: Vec<DeviceInfo>,
+        ranks: Vec<Rank>,
+        caps: Caps,
+        register: u8,
+        memory: MemoryUse,
+    ) -> Self {
+        Self {
+            nccl,
+            info,
+            devices,
+            ranks,
+            caps,
+            register,
+            memory,
+            events: Vec::new(),
+            graphs: Vec::new(),
+            staging: Vec::new(),
+            gates: gate::Gates::default(),
+            aborted: false,
+            closed: false,
+        }
+    }
+
+    fn rank(&self, local: usize) -> Result<&Rank, Error> {
+        self.ranks
+            .get(local)
+            .ok_or_else(|| Error::Backend(format!("no local rank {local}")))
+    }
+
+    fn buffer(&self, local: usize, buf: Buf) -> Result<&DevMem, Error> {
+        let r = self.rank(local)?;
+        match buf {
+            Buf::Send => r.send.as_ref(),
+            Buf::Recv => r.recv.as_ref(),
+        }
+        .ok_or_else(|| Error::Backend("buffer used before allocate".into()))
+    }
+
+    /// Undoes `-R` registrations (before buffers are freed or communicators destroyed).
+    fn deregister(&mut self) -> Result<(), Error> {
+        for r in &mut self.ranks {
+            for reg in r.registrations.drain(..) {
+                match (reg, self.caps.register, self.caps.window) {
+                    (Registration::Local(h), Some((_, dereg)), _) => {
+                        // SAFETY: a handle ncclCommRegister returned for this communicator.
+                        let code = unsafe { dereg(r.comm, h) };
+                        self.nccl
+                            .check("ncclCommDeregister", code)
+                            .map_err(nccl_err)?;
+                    }
+                    (Registration::Window(w), _, Some((_, dereg))) => {
+                        // SAFETY: a window ncclCommWindowRegister returned for this comm.
+                        let code = unsafe { dereg(r.comm, w) };
+                        self.nccl
+                            .check("ncclCommWindowDeregister", code)
+                            .map_err(nccl_err)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `-R 1`/`-R 2` over each rank's two buffers (windows are collective: one group).
+    fn register_buffers(&mut self) -> Result<(), Error> {
+        let api = *self.nccl.api();
+        let window = self.register == 2;
+        if (self.register == 1 && self.caps.register.is_none())
+            || (window && self.caps.window.is_none())
+            || self.register == 0
+        {
+            return Ok(());
+        }
+        if window {
+            // SAFETY: no arguments.
+            self.nccl
+                .check("ncclGroupStart", unsafe { (api.ncclGroupStart)() })
+                .map_err(nccl_err)?;
+        }
+        let mut result = Ok(());
+        'ranks: for r in &mut self.ranks {
+            r.context.set_current().map_err(cuda_err)?;
+            for mem in [&r.send, &r.recv].into_iter().flatten() {
+                let ptr = mem.ptr() as *mut std::ffi::c_void;
+                let reg = match (window, self.caps.register, self.caps.window) {
+                    (false, Some((reg, _)), _) => {
+                        let mut handle = std::ptr::null_mut();
+                        // SAFETY: a live allocation of this rank's device and communicator.
+                        let code = unsafe { reg(r.comm, ptr, mem.len(), &mut handle) };
+                        self.nccl
+                            .check("ncclCommRegister", code)
+                            .map(|_| Registration::Local(handle))
+                    }
+                    (true, _, Some((reg, _))) => {
+                        let mut win = std::ptr::null_mut();
+                        let flags = nccl_sys::bindings::NCCL_WIN_COLL_SYMMETRIC as i32;
+                        // SAFETY: as above; every rank registers in the same group.
+                        let code = unsafe { reg(r.comm, ptr, mem.len(), &mut win, flags) };
+                        self.nccl
+                            .check("ncclCommWindowRegister", code)
+                            .map(|_| Registration::Window(win))
+                    }
+                    _ => continue,
+                };
+                match reg {
+                    Ok(reg) => r.registrations.push(reg),
+                    Err(e) => {
+                        result = Err(nccl_err(e));
+                        break 'ranks;
+                    }
+                }
+            }
+        }
+        if window {
+            // SAFETY: closes the group above.
+            let end = self
+                .nccl
+                .check("ncclGroupEnd", unsafe { (api.ncclGroupEnd)() })
+                .map_err(nccl_err);
+            result.and(end)
+        } else {
+            result
+        }
+    }
+
+    /// `ncclCommAbort` on every communicator (after a timeout or an async error).
+    fn abort(&mut self) {
+        if self.aborted {
+            return;
+        }
+        self.aborted = true;
+        self.gates.release();
+        for r in &self.ranks {
+            if !r.comm.is_null() {
+                let _ = r.context.set_current();
+                // SAFETY: a live communicator, aborted once.
+                let _ = unsafe { (self.nccl.api().ncclCommAbort)(r.comm) };
+            }
+        }
+    }
+
+    /// The `-M 1` footer value: device memory used by initialisation, buffers and the run.
+    pub fn memory_report(&self) -> Result<String, Error> {
+        let mut used = 0u64;
+        for r in &self.ranks {
+            let (free, total) = r.context.mem_info().map_err(cuda_err)?;
+            used = used.max(total.saturating_sub(free) as u64);
+        }
+        Ok(memory::memory_line(&self.memory, used))
+    }
+
+    /// Tears down on the normal path: deregister, free, finalize and destroy the
+    /// communicators (all in one group, so multi-rank processes do not deadlock).
+    fn shutdown(&mut self) -> Result<(), Error> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        self.gates.free();
+        self.events.clear();
+        self.graphs.clear();
+        if self.aborted {
+            for r in &mut self.ranks {
+                r.registrations.clear();
+                r.send = None;
+                r.recv = None;
+            }
+            return Ok(());
+        }
+        let dereg = self.deregister();
+        for r in &mut self.ranks {
+            r.send = None;
+            r.recv = None;
+        }
+        dereg?;
+        let api = *self.nccl.api();
+        if let Some(finalize) = self.caps.finalize {
+            // SAFETY: no arguments.
+            self.nccl
+                .check("ncclGroupStart", unsafe { (api.ncclGroupStart)() })
+                .map_err(nccl_err)?;
+            let mut result = Ok(());
+            for r in &self.ranks {
+                let _ = r.context.set_current();
+                // SAFETY: a live communicator, finalized once.
+                let code = unsafe { finalize(r.comm) };
+                if let Err(e) = self.nccl.check("ncclCommFinalize", code) {
+                    result = Err(nccl_err(e));
+                    break;
+                }
+            }
+            // SAFETY: closes the group above.
+            let end = self
+                .nccl
+                .check("ncclGroupEnd", unsafe { (api.ncclGroupEnd)() })
+                .map_err(nccl_err);
+            result.and(end)?;
+        }
+        for r in &mut self.ranks {
+            let _ = r.context.set_current();
+            // SAFETY: a live communicator, destroyed once.
+            let code = unsafe { (api.ncclCommDestroy)(r.comm) };
+            r.comm = std::ptr::null_mut();
+            self.nccl.check("ncclCommDestroy", code).map_err(nccl_err)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for NcclBackend {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+impl Backend for NcclBackend {
+    fn info(&self) -> &BackendInfo {
+        &self.info
+    }
+
+    fn devices(&self) -> Vec<DeviceInfo> {
+        self.devices.clone()
+    }
+
+    fn supports(&self, dtype: DataType, op: RedOp) -> bool {
+        self.caps.supports(dtype, op)
+    }
+
+    fn allocate(&mut self, send_bytes: usize, recv_bytes: usize) -> Result<(), Error> {
+        self.deregister()?;
+        for r in &mut self.ranks {
+            r.send = None;
+            r.recv = None;
+            r.send = Some(DevMem::alloc(&self.nccl, &r.context, send_bytes)?);
+            r.recv = Some(DevMem::alloc(&self.nccl, &r.context, recv_bytes)?);
+        }
+        self.register_buffers()?;
+        let mut used = 0u64;
+        for r in &self.ranks {
+            let (free, total) = r.context.mem_info().map_err(cuda_err)?;
+            used = used.max(total.saturating_sub(free) as u64);
+        }
+        self.memory.after_alloc = used;
+        Ok(())
+    }
+
+    fn fill(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), Error> {
+        let mut staging = std::mem::take(&mut self.staging);
+        staging.clear();
+        staging.resize(len, 0);
+        f(&mut staging);
+        let result = self.buffer(local, buf)?.write(offset, &staging);
+        self.staging = staging;
+        result
+    }
+
+    fn inspect(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        len: usize,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        let mut staging = std::mem::take(&mut self.staging);
+        staging.clear();
+        staging.resize(len, 0);
+        let result = self.buffer(local, buf)?.read(offset, &mut staging);
+        if result.is_ok() {
+            f(&staging);
+        }
+        self.staging = staging;
+        result
+    }
+
+    fn group_start(&mut self) -> Result<(), Error> {
+        // SAFETY: no arguments.
+        let code = unsafe { (self.nccl.api().ncclGroupStart)() };
+        self.nccl.check("ncclGroupStart", code).map_err(nccl_err)
+    }
+
+    fn group_end(&mut self) -> Result<(), Error> {
+        // SAFETY: closes a group the runner opened.
+        let code = unsafe { (self.nccl.api().ncclGroupEnd)() };
+        self.nccl.check("ncclGroupEnd", code).map_err(nccl_err)
+    }
+
+    fn launch(&mut self, call: &Call) -> Result<(), Error> {
+        self.launch_call(call)
+    }
+
+    fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
+        self.wait_all(deadline)
+    }
+
+    fn hold(&mut self) -> Result<(), Error> {
+        let streams: Vec<_> = self.ranks.iter().map(|r| (&r.context, &r.stream)).collect();
+        self.gates.hold(&streams)
+    }
+
+    fn release(&mut self) -> Result<bool, Error> {
+        Ok(self.gates.release())
+    }
+
+    fn record_event(&mut self) -> Result<EventId, Error> {
+        let mut events = Vec::with_capacity(self.ranks.len());
+        for r in &self.ranks {
+            let e = Event::new(&r.context, true).map_err(cuda_err)?;
+            e.record(&r.stream).map_err(cuda_err)?;
+            events.push(e);
+        }
+        self.events.push(events);
+        Ok(EventId(self.events.len() - 1))
+    }
+
+    fn event_elapsed(&mut self, start: EventId, end: EventId) -> Result<Duration, Error> {
+        let (s, e) = match (self.events.get(start.0), self.events.get(end.0)) {
+            (Some(s), Some(e)) => (s, e),
+            _ => return Err(Error::Backend("unknown event".into())),
+        };
+        let mut most = 0f32;
+        for (a, b) in s.iter().zip(e) {
+            most = most.max(Event::elapsed_ms(a, b).map_err(cuda_err)?);
+        }
+        Ok(Duration::from_secs_f64(f64::from(most.max(0.0)) / 1e3))
+    }
+
+    fn release_events(&mut self) -> Result<(), Error> {
+        self.events.clear();
+        Ok(())
+    }
+
+    fn begin_capture(&mut self) -> Result<(), Error> {
+        for r in &self.ranks {
+            r.stream.begin_capture().map_err(cuda_err)?;
+        }
+        Ok(())
+    }
+
+    fn end_capture(&mut self) -> Result<GraphId, Error> {
+        let mut execs = Vec::with_capacity(self.ranks.len());
+        for r in &self.ranks {
+            let graph = r.stream.end_capture().map_err(cuda_err)?;
+            execs.push(graph.instantiate().map_err(cuda_err)?);
+        }
+        self.graphs.push(execs);
+        Ok(GraphId(self.graphs.len() - 1))
+    }
+
+    fn launch_graph(&mut self, graph: GraphId) -> Result<(), Error> {
+        let execs = self
+            .graphs
+            .get(graph.0)
+            .ok_or_else(|| Error::Backend("unknown graph".into()))?;
+        for (exec, r) in execs.iter().zip(&self.ranks) {
+            exec.launch(&r.stream).map_err(cuda_err)?;
+        }
+        Ok(())
+    }
+
+    fn destroy_graphs(&mut self) -> Result<(), Error> {
+        self.graphs.clear();
+        Ok(())
+    }
+
+    fn memory_report(&mut self) -> Result<Option<String>, Error> {
+        NcclBackend::memory_report(self).map(Some)
+    }
+
+    fn close(&mut self) -> Result<(), Error> {
+        self.shutdown()
+    }
+}

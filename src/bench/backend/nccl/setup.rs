@@ -1,0 +1,239 @@
+//! Bringing the NCCL backend up: load libnccl and the CUDA driver, pick each local rank's
+//! device, retain its context, create its stream, and initialise the communicators in one
+//! group, as nccl-tests' `initComms` does (`ncclCommInitRankConfig` per rank, not
+//! `ncclCommInitAll`, so multi-process runs work the same way).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::bench::backend::{BackendInfo, DeviceInfo};
+use crate::bench::cuda::{Context, Driver, Stream};
+use crate::core::collective::Collective;
+use crate::core::error::Error;
+use nccl_sys::bindings::{ncclComm_t, ncclConfig_t};
+use nccl_sys::{Nccl, UniqueId};
+
+use super::caps::Caps;
+use super::devices::DeviceChoice;
+use super::error::{cuda_err, hostname, nccl_err};
+use super::memory::MemoryUse;
+use super::{NcclBackend, Rank};
+
+/// What the NCCL backend needs from the run configuration and the bootstrap.
+#[derive(Debug, Clone)]
+pub struct NcclOptions {
+    /// The libnccl to load (`--nccl-lib`, then `NCCLBENCH_NCCL_LIB`); `None` searches.
+    pub lib: Option<PathBuf>,
+    /// How devices are chosen.
+    pub devices: DeviceChoice,
+    /// This process's rank among the processes of its host.
+    pub local_process: usize,
+    /// Ranks in the communicator.
+    pub nranks: usize,
+    /// Global rank of this process's first local rank.
+    pub first_rank: usize,
+    /// Ranks this process drives (`-t` x `-g`).
+    pub local_ranks: usize,
+    /// Split group (color) of this process, for the device lines.
+    pub group: usize,
+    /// `-y 1`: the legacy default stream instead of a non-blocking one.
+    pub stream_null: bool,
+    /// `-x`: `ncclConfig_t.CTAPolicy`.
+    pub cta_policy: Option<i32>,
+    /// `-R`: 0 none, 1 `ncclCommRegister`, 2 symmetric windows.
+    pub register: u8,
+    /// The collective (sendrecv limits P2P peers on new libraries, as nccl-tests does).
+    pub collective: Collective,
+}
+
+/// Opens the backend; `unique_id` provides the communicator id (made here in a single
+/// process, broadcast from rank 0 with MPI).
+pub fn open(
+    opts: &NcclOptions,
+    unique_id: impl FnOnce(&Nccl) -> Result<UniqueId, Error>,
+) -> Result<NcclBackend, Error> {
+    let nccl = Nccl::open(opts.lib.as_deref())
+        .map_err(|e| Error::Backend(format!("{}: {e}", hostname())))?;
+    let driver = Driver::open().map_err(cuda_err)?;
+    let visible = driver.device_count().map_err(cuda_err)?;
+    let ordinals = opts
+        .devices
+        .resolve(opts.local_process, opts.local_ranks, visible)?;
+
+    let mut contexts: BTreeMap<usize, Context> = BTreeMap::new();
+    for &d in &ordinals {
+        if let std::collections::btree_map::Entry::Vacant(slot) = contexts.entry(d) {
+            let device = driver.device(d).map_err(cuda_err)?;
+            slot.insert(Context::primary(&device).map_err(cuda_err)?);
+        }
+    }
+    let used = |contexts: &BTreeMap<usize, Context>| -> Result<u64, Error> {
+        let mut most = 0u64;
+        for c in contexts.values() {
+            let (free, total) = c.mem_info().map_err(cuda_err)?;
+            most = most.max(total.saturating_sub(free) as u64);
+        }
+        Ok(most)
+    };
+    let before_init = used(&contexts)?;
+
+    let caps = Caps::of(&nccl, &contexts)?;
+    let mut notes = caps.notes(opts);
+    let id = unique_id(&nccl)?;
+    let mut ranks = Vec::with_capacity(opts.local_ranks);
+    for (i, &d) in ordinals.iter().enumerate() {
+        let context = contexts[&d].clone();
+        let stream = if opts.stream_null {
+            Stream::legacy(&context)
+        } else {
+            Stream::new(&context, true).map_err(cuda_err)?
+        };
+        ranks.push(Rank {
+            global: opts.first_rank + i,
+            device: d,
+            context,
+            stream,
+            comm: std::ptr::null_mut(),
+            send: None,
+            recv: None,
+            registrations: Vec::new(),
+        });
+    }
+    init_comms(&nccl, &caps, opts, &id, &mut ranks)?;
+    let after_init = used(&contexts)?;
+
+    let devices = describe(&driver, &ranks, opts.group)?;
+    let device_memory = contexts
+        .values()
+        .map(|c| c.device().total_memory().map(|m| m as u64))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(cuda_err)?
+        .into_iter()
+        .min();
+    let driver_version = driver.version().map_err(cuda_err)?;
+    let mut header_lines = vec![format!(
+        "# NCCL library {} ({}), CUDA driver {}",
+        nccl.path().display(),
+        nccl.version_string(),
+        crate::bench::cuda::format_version(driver_version)
+    )];
+    header_lines.append(&mut notes);
+    let info = BackendInfo {
+        name: "nccl",
+        nranks: opts.nranks,
+        first_rank: opts.first_rank,
+        local_ranks: opts.local_ranks,
+        header_lines,
+        nccl_headers: Some(nccl_sys::HEADERS_VERSION_CODE),
+        nccl_library: Some(nccl.version()),
+        memory_per_rank: None,
+        device_memory,
+    };
+    Ok(NcclBackend::new(
+        nccl,
+        info,
+        devices,
+        ranks,
+        caps,
+        opts.register,
+        MemoryUse {
+            before_init,
+            after_init,
+            after_alloc: after_init,
+        },
+    ))
+}
+
+/// The communicator id of a single-process run: made here with `ncclGetUniqueId`.
+pub fn single_process_id(nccl: &Nccl) -> Result<UniqueId, Error> {
+    nccl.get_unique_id().map_err(nccl_err)
+}
+
+/// `ncclCommInitRankConfig` (or `ncclCommInitRank` on libraries without configs) for every
+/// local rank inside one group, each with its device's context current.
+fn init_comms(
+    nccl: &Nccl,
+    caps: &Caps,
+    opts: &NcclOptions,
+    id: &UniqueId,
+    ranks: &mut [Rank],
+) -> Result<(), Error> {
+    let api = nccl.api();
+    let nranks = i32::try_from(opts.nranks)
+        .map_err(|_| Error::usage(format!("{} ranks exceed NCCL's limit", opts.nranks)))?;
+    let raw_id = id.to_raw();
+    // SAFETY: group calls take no arguments.
+    nccl.check("ncclGroupStart", unsafe { (api.ncclGroupStart)() })
+        .map_err(nccl_err)?;
+    let mut first_error = None;
+    for r in ranks.iter_mut() {
+        if let Err(e) = r.context.set_current() {
+            first_error.get_or_insert(cuda_err(e));
+            break;
+        }
+        let rank = r.global as i32;
+        let mut comm: ncclComm_t = std::ptr::null_mut();
+        let code = match (caps.init_config, config_for(caps, opts)) {
+            (Some(init), Some(mut config)) => {
+                // SAFETY: valid out-pointer, id and config; the rank's device is current.
+                let code = unsafe { init(&mut comm, nranks, raw_id, rank, &mut config) };
+                (code, "ncclCommInitRankConfig")
+            }
+            _ => {
+                // SAFETY: as above, without a config.
+                let code = unsafe { (api.ncclCommInitRank)(&mut comm, nranks, raw_id, rank) };
+                (code, "ncclCommInitRank")
+            }
+        };
+        r.comm = comm;
+        if let Err(e) = nccl.check(code.1, code.0) {
+            first_error.get_or_insert(nccl_err(e));
+            break;
+        }
+    }
+    // SAFETY: closes the group opened above (also after an error, so NCCL's state stays sane).
+    let end = nccl.check("ncclGroupEnd", unsafe { (api.ncclGroupEnd)() });
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    end.map_err(nccl_err)
+}
+
+/// The communicator configuration nccl-tests passes: CTA policy (`-x`), NVLink-centric
+/// scheduling on 2.28+, two P2P peers for sendrecv on 2.30+. `None` where the library takes no
+/// configuration.
+fn config_for(caps: &Caps, opts: &NcclOptions) -> Option<ncclConfig_t> {
+    caps.init_config?;
+    let mut config = nccl_sys::comm_config();
+    if let (Some(policy), true) = (opts.cta_policy, caps.cta_policy) {
+        config.CTAPolicy = policy;
+    }
+    if caps.version >= 22800 {
+        config.nvlinkCentricSched = 1;
+    }
+    if caps.version >= 23000 && opts.collective == Collective::SendRecv {
+        config.maxP2pPeers = 2;
+    }
+    Some(config)
+}
+
+/// The `# Using devices` entries of the local ranks.
+fn describe(driver: &Driver, ranks: &[Rank], group: usize) -> Result<Vec<DeviceInfo>, Error> {
+    let host = hostname();
+    ranks
+        .iter()
+        .map(|r| {
+            let device = driver.device(r.device).map_err(cuda_err)?;
+            let (domain, bus, dev) = device.pci().map_err(cuda_err)?;
+            Ok(DeviceInfo {
+                rank: r.global,
+                group,
+                pid: std::process::id(),
+                hostname: host.clone(),
+                device: r.device as i32,
+                pci: (domain as u32, bus as u32, dev as u32),
+                name: device.name().map_err(cuda_err)?,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,71 @@
+//! Waiting for the local ranks' streams: poll each stream and its communicator's async error,
+//! yield when nothing finished, and abort every communicator when an error appears or the
+//! `-T` deadline passes (nccl-tests' `testStreamSynchronize`).
+
+use std::time::Instant;
+
+use nccl_sys::bindings::{ncclResult_t, ncclSuccess};
+
+use super::error::{cuda_err, hostname};
+use super::NcclBackend;
+use crate::core::error::Error;
+
+impl NcclBackend {
+    /// Blocks until every local stream is idle; see the module documentation.
+    pub(super) fn wait_all(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
+        let mut done = vec![false; self.ranks.len()];
+        loop {
+            let mut progressed = false;
+            for (i, r) in self.ranks.iter().enumerate() {
+                if done[i] {
+                    continue;
+                }
+                if r.stream.is_complete().map_err(cuda_err)? {
+                    done[i] = true;
+                    progressed = true;
+                    continue;
+                }
+                let mut async_err: ncclResult_t = ncclSuccess;
+                // SAFETY: a live communicator and a valid out-pointer.
+                let code =
+                    unsafe { (self.nccl.api().ncclCommGetAsyncError)(r.comm, &mut async_err) };
+                let failed = self
+                    .nccl
+                    .check("ncclCommGetAsyncError", code)
+                    .and_then(|_| self.nccl.check("ncclCommGetAsyncError", async_err));
+                if let Err(e) = failed {
+                    let rank = r.global;
+                    self.abort();
+                    return Err(Error::Backend(format!(
+                        "{}: NCCL failure on rank {rank} while waiting: {e}; communicators aborted",
+                        hostname()
+                    )));
+                }
+            }
+            if done.iter().all(|&d| d) {
+                return Ok(());
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                let stuck: Vec<String> = self
+                    .ranks
+                    .iter()
+                    .zip(&done)
+                    .filter(|(_, &d)| !d)
+                    .map(|(r, _)| r.global.to_string())
+                    .collect();
+                self.abort();
+                return Err(Error::Timeout {
+                    seconds: 0,
+                    what: format!(
+                        "rank(s) {} on {} (communicators aborted)",
+                        stuck.join(","),
+                        hostname()
+                    ),
+                });
+            }
+            if !progressed {
+                std::thread::yield_now();
+            }
+        }
+    }
+}

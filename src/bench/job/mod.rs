@@ -1,0 +1,15 @@
+//! The job this process belongs to: which launcher started it ([`launcher`], [`sanity`]),
+//! how it joins ([`join`]) and exchanges small values with the other processes
+//! ([`bootstrap`]), the split colour of `NCCL_TESTS_SPLIT*` ([`split`]), the host identity
+//! behind local ranks ([`host`]), and the `-T` hang verdict ([`hang`]). With the cargo feature
+//! `mpi`, [`mpi`] joins an MPI job and runs `--backend mpi` and the hang side channel on it.
+
+pub mod bootstrap;
+pub mod hang;
+pub mod host;
+pub mod join;
+pub mod launcher;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod sanity;
+pub mod split;

@@ -1,0 +1,82 @@
+//! The op counter behind the hang diagnosis: every backend collective and bootstrap step
+//! enters and leaves it, so the sequence numbers agree across ranks; the out-of-band thread
+//! reads a snapshot at any time (also while the main thread is stuck inside MPI).
+//!
+//! Two hidden test switches act here: `NCCLBENCH_TEST_STALL_RANK=r` stalls world rank r
+//! before op `NCCLBENCH_TEST_STALL_OP` (default 10), and `NCCLBENCH_TEST_DIE_RANK=r` kills it
+//! with SIGKILL there (`NCCLBENCH_TEST_DIE_OP`, default 10).
+
+use crate::bench::job::hang::Progress;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+/// A rank's progress, shared with the out-of-band thread.
+pub struct Tracker {
+    state: Mutex<Progress>,
+    stall_at: Option<u64>,
+    die_at: Option<u64>,
+}
+
+fn switch(rank: usize, rank_var: &str, op_var: &str) -> Option<u64> {
+    let r: usize = std::env::var(rank_var).ok()?.trim().parse().ok()?;
+    let op = std::env::var(op_var)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(10);
+    (r == rank).then_some(op)
+}
+
+impl Tracker {
+    /// The tracker of world rank `rank`.
+    pub fn new(rank: usize, host: String) -> Tracker {
+        Tracker {
+            state: Mutex::new(Progress {
+                rank,
+                host,
+                pid: std::process::id(),
+                phase: "starting".into(),
+                ..Progress::default()
+            }),
+            stall_at: switch(rank, "NCCLBENCH_TEST_STALL_RANK", "NCCLBENCH_TEST_STALL_OP"),
+            die_at: switch(rank, "NCCLBENCH_TEST_DIE_RANK", "NCCLBENCH_TEST_DIE_OP"),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Progress> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks the start of the next op; returns its sequence number.
+    pub fn enter(&self, what: &str, bytes: u64, phase: &str) -> u64 {
+        let seq = self.lock().completed + 1;
+        if self.die_at == Some(seq) {
+            // SAFETY: sending a signal to this very process.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        }
+        if self.stall_at == Some(seq) {
+            self.lock().phase = "host (stalled by NCCLBENCH_TEST_STALL_RANK)".into();
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        let mut s = self.lock();
+        s.inside = Some(seq);
+        s.what = what.to_string();
+        s.bytes = bytes;
+        s.phase = format!("waiting in {phase}");
+        seq
+    }
+
+    /// Marks op `seq` complete.
+    pub fn done(&self, seq: u64) {
+        let mut s = self.lock();
+        s.completed = seq;
+        s.inside = None;
+        s.phase = "host".into();
+    }
+
+    /// The current progress.
+    pub fn snapshot(&self) -> Progress {
+        self.lock().clone()
+    }
+}

@@ -1,0 +1,225 @@
+//! CSV output (`--csv FILE`): one line per (row, placement), written the moment the placement
+//! is measured, so an interrupted run keeps every completed measurement.
+//!
+//! Numbers use Rust's shortest round-trip spelling (full precision, `NaN` for not-a-number);
+//! empty fields mean "not applicable" (`wrong` when unchecked, the `iter_*` columns without
+//! per-iteration data, `op` for hypercube, NCCL's decision columns without `--tuning`).
+
+use crate::bench::output::Sink;
+use crate::result::tuning::Tuning;
+use crate::result::{Measurement, Placement, RowKey, RunMeta};
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The columns every CSV file has, in order.
+pub const CSV_COLUMNS: &[&str] = &[
+    "cycle",
+    "collective",
+    "dtype",
+    "op",
+    "root",
+    "nranks",
+    "placement",
+    "bytes",
+    "count",
+    "time_us",
+    "algbw_gbs",
+    "busbw_gbs",
+    "wrong",
+    "backend",
+    "cputime_us",
+    "timestamp",
+    "algo",
+    "proto",
+    "channels",
+    "nccl_model_time_us",
+    "decision",
+];
+
+/// The columns appended when per-iteration timing (`-I 1`) is on.
+pub const CSV_ITER_COLUMNS: &[&str] = &[
+    "iter_skipped",
+    "iter_min_us",
+    "iter_max_us",
+    "iter_mean_us",
+    "iter_p50_us",
+    "iter_p95_us",
+    "iter_p99_us",
+    "iter_stdev_us",
+    "iter_cv_pct",
+];
+
+/// The `algo`, `proto`, `channels`, `nccl_model_time_us` and `decision` fields (`--tuning`):
+/// empty without it or without a decision line; a mixed measurement lists its distinct
+/// decisions, aligned, separated by `|`.
+fn tuning_fields(t: Option<&Tuning>) -> [String; 5] {
+    match t {
+        None => Default::default(),
+        Some(t) => [
+            t.algo_text(),
+            t.proto_text(),
+            t.channels_text(),
+            t.model_time_text(),
+            t.kind().to_string(),
+        ],
+    }
+}
+
+/// Local time as `%Y-%m-%d %H:%M:%S`.
+fn local_now() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// Quotes a field per RFC 4180 when it holds a comma, quote or line break.
+pub fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+/// Writes results as CSV to a file created (or truncated) at `begin`.
+pub struct CsvSink {
+    path: PathBuf,
+    file: Option<File>,
+    backend: String,
+    per_iter: bool,
+    clock: Box<dyn FnMut() -> String>,
+    /// The run's environment record, written next to the CSV (`<file>.env.json`).
+    environment: Option<crate::bench::environment::RunEnvironment>,
+}
+
+/// The environment sidecar of a CSV file: `results.csv` -> `results.csv.env.json`.
+pub fn sidecar_path(csv: &std::path::Path) -> PathBuf {
+    let mut name = csv.as_os_str().to_owned();
+    name.push(".env.json");
+    PathBuf::from(name)
+}
+
+impl CsvSink {
+    /// Writes (or rewrites, atomically) the environment sidecar, when there is a record.
+    fn write_sidecar(&self) -> io::Result<()> {
+        let Some(env) = &self.environment else {
+            return Ok(());
+        };
+        let path = sidecar_path(&self.path);
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".tmp");
+        std::fs::write(&tmp, env.to_json() + "\n")?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// A sink that will write to `path`; nothing is touched before `begin`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        CsvSink {
+            path: path.into(),
+            file: None,
+            backend: String::new(),
+            per_iter: false,
+            clock: Box::new(local_now),
+            environment: None,
+        }
+    }
+
+    /// Replaces the local-time clock of the `timestamp` column (for reproducible output).
+    pub fn with_clock(mut self, clock: impl FnMut() -> String + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_line(&mut self, fields: &[String]) -> io::Result<()> {
+        let file = self.file.as_mut().ok_or_else(|| {
+            io::Error::other(format!(
+                "CSV output {} written before begin",
+                self.path.display()
+            ))
+        })?;
+        let mut line = fields
+            .iter()
+            .map(|f| quote(f))
+            .collect::<Vec<_>>()
+            .join(",");
+        line.push('\n');
+        // One unbuffered write per line: the line is in the file once this returns.
+        file.write_all(line.as_bytes())
+    }
+}
+
+impl Sink for CsvSink {
+    fn finish(&mut self, summary: &crate::result::Summary) -> io::Result<()> {
+        if let Some(env) = self.environment.as_mut() {
+            env.end_time = Some(summary.end_time.clone());
+            if let Some(topo) = summary.tuning.as_ref().and_then(|t| t.topology.clone()) {
+                env.topology = Some(topo);
+            }
+        }
+        self.write_sidecar()
+    }
+
+    fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
+        self.file = Some(File::create(&self.path)?);
+        self.environment = meta.environment.clone();
+        self.write_sidecar()?;
+        self.backend = meta.backend.clone();
+        self.per_iter = meta.per_iter;
+        let mut header: Vec<String> = CSV_COLUMNS.iter().map(|c| c.to_string()).collect();
+        if self.per_iter {
+            header.extend(CSV_ITER_COLUMNS.iter().map(|c| c.to_string()));
+        }
+        self.write_line(&header)
+    }
+
+    fn placement_done(&mut self, key: &RowKey, p: Placement, m: &Measurement) -> io::Result<()> {
+        let mut fields = vec![
+            key.cycle.to_string(),
+            key.collective.name().to_string(),
+            key.dtype.name().to_string(),
+            key.op_label().to_string(),
+            key.root_value().to_string(),
+            key.nranks.to_string(),
+            p.name().to_string(),
+            key.bytes.to_string(),
+            key.count.to_string(),
+            m.time_us.to_string(),
+            m.algbw_gbs.to_string(),
+            m.busbw_gbs.to_string(),
+            m.wrong.map(|w| w.to_string()).unwrap_or_default(),
+            self.backend.clone(),
+            m.cputime_us.to_string(),
+            (self.clock)(),
+        ];
+        fields.extend(tuning_fields(m.tuning.as_ref()));
+        if self.per_iter {
+            match &m.iter {
+                Some(it) => {
+                    fields.push(it.skipped.to_string());
+                    fields.extend(
+                        [
+                            it.min_us,
+                            it.max_us,
+                            it.mean_us,
+                            it.p50_us,
+                            it.p95_us,
+                            it.p99_us,
+                            it.stdev_us,
+                            it.cv_pct,
+                        ]
+                        .map(|v| v.to_string()),
+                    );
+                }
+                None => fields.extend(CSV_ITER_COLUMNS.iter().map(|_| String::new())),
+            }
+        }
+        self.write_line(&fields)
+    }
+}
+
+#[cfg(test)]
+mod tests;

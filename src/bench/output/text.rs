@@ -1,0 +1,152 @@
+//! The nccl-tests text table ([`TextSink`]), byte for byte in the nccl-tests 2.19.6 layout
+//! except the first line, which names ncclbench.
+//!
+//! A row is printed in pieces as it is measured: the key columns when it starts, each
+//! placement's columns when that placement is done, and the line end when the row is done.
+//! Every piece is flushed, so a partial line shows which case is running.
+
+use crate::bench::output::format::{c_g, float_str};
+use crate::bench::output::Sink;
+use crate::result::{Measurement, Placement, Row, RowKey, RunMeta, Summary};
+use std::io::{self, Write};
+
+#[cfg(test)]
+mod fixture_tests;
+mod header;
+#[cfg(test)]
+mod tests;
+
+use header::Columns;
+
+/// Writes the nccl-tests text table to `W` (stdout in production).
+pub struct TextSink<W: Write> {
+    out: W,
+    cols: Columns,
+    program: String,
+}
+
+impl TextSink<io::Stdout> {
+    /// A sink printing to standard output.
+    pub fn stdout() -> Self {
+        TextSink::new(io::stdout())
+    }
+}
+
+impl<W: Write> TextSink<W> {
+    /// A sink printing to `out`.
+    pub fn new(out: W) -> Self {
+        TextSink {
+            out,
+            cols: Columns::default(),
+            program: String::new(),
+        }
+    }
+
+    /// The writer, e.g. to read what a test sink printed.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn emit(&mut self, s: &str) -> io::Result<()> {
+        self.out.write_all(s.as_bytes())?;
+        self.out.flush()
+    }
+}
+
+/// The key columns of a data line: `%12li  %12li  %8s  %6s  %6s`.
+pub(crate) fn preamble(key: &RowKey) -> String {
+    format!(
+        "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}",
+        key.bytes,
+        key.count,
+        key.dtype.name(),
+        key.op_label(),
+        key.root_value()
+    )
+}
+
+/// One placement's columns: time, algbw, busbw, #wrong (or `N/A`), then with `-I` the
+/// per-iteration minimum, maximum, p99 and coefficient of variation.
+pub(crate) fn body(cols: Columns, m: &Measurement) -> String {
+    let time = if cols.cputime {
+        m.cputime_us
+    } else {
+        m.time_us
+    };
+    let mut s = format!(
+        "  {}  {}  {}",
+        float_str(time, 7),
+        float_str(m.algbw_gbs, 6),
+        float_str(m.busbw_gbs, 6)
+    );
+    match m.wrong {
+        Some(w) => s += &format!("  {:>6}", c_g(w as f64)),
+        None => s += "    N/A",
+    }
+    if cols.per_iter {
+        match &m.iter {
+            Some(it) => {
+                for v in [it.min_us, it.max_us, it.p99_us, it.cv_pct] {
+                    s += "  ";
+                    s += &float_str(v, 7);
+                }
+            }
+            None => s += &format!("{:36}", ""),
+        }
+    }
+    s
+}
+
+/// `--show-algo`: NCCL's decision of each placement (`Ring/LL128/0-3`, `mixed:...`, or `-`
+/// when none was found), after the standard columns.
+pub(crate) fn algo_columns(row: &Row) -> String {
+    let one = |m: &Measurement| m.tuning.as_ref().map_or("-".into(), |t| t.short());
+    format!(
+        "  {:>18}  {:>18}",
+        one(&row.out_of_place),
+        one(&row.in_place)
+    )
+}
+
+impl<W: Write> Sink for TextSink<W> {
+    fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
+        self.cols = Columns::of(meta);
+        self.program = meta.program.clone();
+        let text = header::run_header(meta) + &header::column_header(self.cols);
+        self.emit(&text)
+    }
+
+    fn row_started(&mut self, key: &RowKey) -> io::Result<()> {
+        self.emit(&preamble(key))
+    }
+
+    fn placement_done(&mut self, _key: &RowKey, _p: Placement, m: &Measurement) -> io::Result<()> {
+        self.emit(&body(self.cols, m))
+    }
+
+    fn row_done(&mut self, row: &Row) -> io::Result<()> {
+        let mut s = String::new();
+        if self.cols.timestamps {
+            s += &format!("{:>21}", row.timestamp);
+        }
+        if self.cols.show_algo {
+            s += &algo_columns(row);
+        }
+        s += "\n";
+        self.emit(&s)
+    }
+
+    fn notice(&mut self, line: &str) -> io::Result<()> {
+        self.emit(&format!("{line}\n"))
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        let mut text = String::new();
+        for line in summary.tuning.iter().flat_map(|t| t.lines()) {
+            text += &line;
+            text += "\n";
+        }
+        text += &header::footer(summary, &self.program);
+        self.emit(&text)
+    }
+}

@@ -1,0 +1,209 @@
+//! The plan: which sweeps a run performs, in nccl-tests' order (cycle -> type -> op -> root ->
+//! size -> placement), and the checks that need the rank count (root range, hypercube's power of
+//! two, memory) before anything is allocated.
+
+use crate::bench::backend::BackendInfo;
+use crate::config::{RootChoice, RunConfig};
+use crate::core::collective::Collective;
+use crate::core::dtype::DataType;
+use crate::core::error::Error;
+use crate::core::op::RedOp;
+
+/// One sweep over the sizes with a fixed type, op and root (nccl-tests' `TimeTest`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// Element type.
+    pub dtype: DataType,
+    /// Operator (as printed; irrelevant to data-movement collectives).
+    pub op: RedOp,
+    /// Root, for rooted collectives.
+    pub root: Option<usize>,
+}
+
+/// Everything a run will do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The collective.
+    pub collective: Collective,
+    /// Ranks in the communicator.
+    pub nranks: usize,
+    /// Sweeps of one cycle, in order.
+    pub sweeps: Vec<Sweep>,
+    /// Requested sizes of each sweep.
+    pub sizes: Vec<u64>,
+    /// Warm-up sizes of each sweep.
+    pub warmup_sizes: Vec<u64>,
+    /// Bytes each rank's send and receive allocations need (`-e` plus `-u` padding).
+    pub alloc_bytes: usize,
+    /// The `-e` actually used when device memory forced it down (nccl-tests' reserve rule).
+    pub reduced_max_bytes: Option<u64>,
+}
+
+/// Builds the plan for `cfg` on a communicator described by `info`, or explains why it cannot
+/// run. `supports` says which (type, op) pairs the backend can run; others are skipped with
+/// their names returned for a notice.
+pub fn build(
+    cfg: &RunConfig,
+    info: &BackendInfo,
+    supports: impl Fn(DataType, RedOp) -> bool,
+) -> Result<(Plan, Vec<String>), Error> {
+    let coll = cfg.collective;
+    let n = info.nranks;
+    if coll.needs_power_of_two_ranks() && !n.is_power_of_two() {
+        return Err(Error::usage(format!(
+            "hypercube needs a power-of-two number of ranks, but this run has {n} \
+             (nccl-tests prints a skip line and a nan average; ncclbench refuses)"
+        )));
+    }
+    let roots: Vec<Option<usize>> = if !coll.rooted() {
+        vec![None]
+    } else {
+        match cfg.root {
+            RootChoice::All => (0..n).map(Some).collect(),
+            RootChoice::One(r) if r < n => vec![Some(r)],
+            RootChoice::One(r) => {
+                return Err(Error::usage(format!(
+                    "root {r} is out of range: this run has {n} ranks (valid roots 0..{}, or -1 for all)",
+                    n - 1
+                )))
+            }
+        }
+    };
+    let ops: Vec<RedOp> = if coll.iterates_ops() {
+        cfg.ops.clone()
+    } else {
+        cfg.ops[..1].to_vec()
+    };
+    let mut sweeps = Vec::new();
+    let mut skipped = Vec::new();
+    for &dtype in &cfg.dtypes {
+        for &op in &ops {
+            if !supports(dtype, op) {
+                skipped.push(format!("{dtype}/{op}"));
+                continue;
+            }
+            sweeps.extend(roots.iter().map(|&root| Sweep { dtype, op, root }));
+        }
+    }
+    if sweeps.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to run: the backend supports none of the requested type/op pairs ({})",
+            skipped.join(", ")
+        )));
+    }
+    let reduced = info
+        .device_memory
+        .and_then(|mem| clamp_max_bytes(cfg.max_bytes, mem, cfg.check > 0));
+    let sized;
+    let cfg = match reduced {
+        Some(max) => {
+            let mut c = cfg.clone();
+            c.max_bytes = max;
+            c.min_bytes = c.min_bytes.min(max);
+            sized = c;
+            &sized
+        }
+        None => cfg,
+    };
+    if cfg.max_bytes == 0 && reduced.is_some() {
+        return Err(Error::usage(
+            "the devices have too little memory for any buffer (nccl-tests' reserve rule leaves none)",
+        ));
+    }
+    let pad = cfg
+        .unalign
+        .checked_mul(8)
+        .ok_or_else(|| Error::usage("-u is too large"))?;
+    let alloc = usize::try_from(cfg.max_bytes)
+        .ok()
+        .and_then(|m| m.checked_add(pad))
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "-e {} does not fit in this machine's address space",
+                cfg.max_bytes
+            ))
+        })?;
+    if let Some(avail) = info.memory_per_rank {
+        let need = 2 * alloc as u128;
+        if need > avail as u128 {
+            return Err(Error::usage(format!(
+                "-e {} needs {} per rank ({} ranks, send and receive buffers of {} each) but only {} is available per rank",
+                cfg.max_bytes,
+                human_bytes(need as u64),
+                n,
+                human_bytes(alloc as u64),
+                human_bytes(avail)
+            )));
+        }
+    }
+    let plan = Plan {
+        collective: coll,
+        nranks: n,
+        sweeps,
+        sizes: cfg.sizes(),
+        warmup_sizes: cfg.warmup_sizes(),
+        alloc_bytes: alloc,
+        reduced_max_bytes: reduced,
+    };
+    Ok((plan, skipped))
+}
+
+/// nccl-tests' clamp of `-e` to device memory: with `mem` the smallest device's total memory,
+/// reserve = min(ceil(mem / 16 GiB) GiB, 4 GiB) and usable = (mem - reserve - 1 GiB) / 3 when
+/// checking (send, receive and nccl-tests' expected buffer) or / 2. Returns the reduced `-e`
+/// when `max_bytes` is larger, else `None`.
+pub fn clamp_max_bytes(max_bytes: u64, mem: u64, checking: bool) -> Option<u64> {
+    const GIB: u64 = 1 << 30;
+    let reserve = mem.div_ceil(16 * GIB).saturating_mul(GIB).min(4 * GIB);
+    let buffers = if checking { 3 } else { 2 };
+    let usable = mem.saturating_sub(reserve).saturating_sub(GIB) / buffers;
+    (max_bytes > usable).then_some(usable)
+}
+
+/// `1.50 GiB`-style rendering for messages.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn an_80gb_h100_clamps_to_nccl_tests_published_value() {
+        // cudaDeviceProp.totalGlobalMem of an H100 80GB HBM3: 4 GiB reserve, / 3 when checking.
+        let mem = 85_017_624_576;
+        assert_eq!(clamp_max_bytes(8 * GIB, mem, true), None);
+        assert_eq!(clamp_max_bytes(64 * GIB, mem, true), Some(26_549_638_485));
+        assert_eq!(
+            clamp_max_bytes(64 * GIB, mem, false),
+            Some((mem - 5 * GIB) / 2)
+        );
+    }
+
+    #[test]
+    fn the_reserve_grows_one_gib_per_16_gib_up_to_4() {
+        // 16 GiB: ceil(1) = 1 GiB reserve; 17 GiB: 2 GiB; 200 GiB: capped at 4 GiB.
+        assert_eq!(clamp_max_bytes(u64::MAX, 16 * GIB, false), Some(7 * GIB));
+        assert_eq!(clamp_max_bytes(u64::MAX, 17 * GIB, false), Some(7 * GIB));
+        assert_eq!(
+            clamp_max_bytes(u64::MAX, 200 * GIB, true),
+            Some(195 * GIB / 3)
+        );
+        // Tiny devices leave nothing rather than underflowing.
+        assert_eq!(clamp_max_bytes(8, GIB, true), Some(0));
+    }
+}

@@ -1,0 +1,226 @@
+//! Exact data verification: every element a collective reads or writes is a pure function of
+//! (seed, global element index, rank, rank count, dtype, op), and every expected output element is
+//! exact whatever order or association the reduction uses (float `avg` alone may be 2 units of
+//! the element's bit pattern away, see [`tolerance`]).
+//!
+//! Each element costs one mix of (seed, index) to 64 bits (done in 32-bit lanes, see `hash`) plus
+//! a few integer operations per rank, so any sub-range can be generated on its own, and checking
+//! compares on the fly without an expected buffer. The value rules per type and operator live in
+//! the submodules: `plain` (data movement and decoys), `int`, `float_sum` (sum, mulsum),
+//! `float_prod`, `float_minmax` and `float_avg`. Rank arithmetic is 32-bit.
+//!
+//! [`prepare`] and [`check`] apply the collective table ([`crate::core::collective`]) to a backend's
+//! buffers; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
+//! and `job` run them over large buffers (threads, vectorized loops).
+
+mod dispatch;
+mod float_avg;
+mod float_minmax;
+mod float_prod;
+mod float_sum;
+mod hash;
+mod int;
+mod job;
+mod kernel;
+mod layout;
+mod pattern;
+mod plain;
+#[cfg(test)]
+mod tests;
+
+pub use pattern::{count_wrong, tolerance, write_content, Pattern};
+
+use crate::bench::backend::{rank_args, Backend, Buf, RankArgs};
+use crate::core::collective::{Collective, Content, Segment, Shape};
+use crate::core::dtype::DataType;
+use crate::core::error::Error;
+use crate::core::op::RedOp;
+use crate::result::Placement;
+
+/// Everything that determines one verified call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckCase {
+    /// The collective.
+    pub coll: Collective,
+    /// Element type.
+    pub dtype: DataType,
+    /// Reduction operator (ignored by data-movement collectives).
+    pub op: RedOp,
+    /// Root rank (ignored by unrooted collectives).
+    pub root: usize,
+    /// Element counts of the call.
+    pub shape: Shape,
+    /// Ranks in the communicator.
+    pub nranks: usize,
+    /// Global rank of local rank 0.
+    pub first_rank: usize,
+    /// Ranks this process drives.
+    pub local_ranks: usize,
+    /// Byte offset applied to both allocations (buffer rotation, `-u` misalignment).
+    pub base: usize,
+    /// Out-of-place or in-place.
+    pub placement: Placement,
+    /// Pattern seed.
+    pub seed: u64,
+}
+
+impl CheckCase {
+    /// The data pattern of this case.
+    pub fn pattern(&self) -> Pattern {
+        Pattern::new(self.dtype, self.op, self.nranks, self.seed)
+    }
+
+    /// Global rank and buffer pointers of every local rank.
+    fn ranks(&self) -> Result<Vec<(usize, RankArgs)>, Error> {
+        let fits =
+            matches!(self.first_rank.checked_add(self.local_ranks), Some(l) if l <= self.nranks);
+        if self.nranks == 0 || !fits {
+            return Err(Error::usage(format!(
+                "verify: local ranks {}..+{} do not fit in {} ranks",
+                self.first_rank, self.local_ranks, self.nranks
+            )));
+        }
+        if self.coll.rooted() && self.root >= self.nranks {
+            return Err(Error::usage(format!(
+                "verify: root {} is not a rank of {}",
+                self.root, self.nranks
+            )));
+        }
+        Ok((0..self.local_ranks)
+            .map(|l| {
+                let rank = self.first_rank + l;
+                let args = rank_args(
+                    self.coll,
+                    &self.shape,
+                    self.dtype,
+                    rank,
+                    self.placement,
+                    self.base,
+                );
+                (rank, args)
+            })
+            .collect())
+    }
+
+    /// What `rank`'s send buffer holds before the call.
+    fn send_segments(&self, rank: usize) -> Vec<Segment> {
+        self.coll
+            .send_contents(&self.shape, rank, self.nranks, self.root)
+    }
+}
+
+/// Writes every local rank's inputs for the case: zeroes the receive region (`recv_elems`
+/// elements at the receive pointer), then writes the send segments of
+/// [`Collective::send_contents`] at the send pointer (for in-place calls that pointer lies inside
+/// the receive allocation, so the send data overwrites part of the zeros).
+pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error> {
+    let p = case.pattern();
+    let elt = case.dtype.size();
+    for (local, (rank, args)) in case.ranks()?.into_iter().enumerate() {
+        let recv_bytes = case.shape.recv_elems * elt;
+        if recv_bytes > 0 {
+            let zero = &mut |b: &mut [u8]| b.fill(0);
+            backend.fill(local, args.recv.buf, args.recv.offset, recv_bytes, zero)?;
+        }
+        for seg in case.send_segments(rank).into_iter().filter(|s| s.len > 0) {
+            let offset = args.send.offset + seg.start * elt;
+            let write = &mut |b: &mut [u8]| write_content(&p, rank, seg.content, seg.start, b);
+            backend.fill(local, args.send.buf, offset, seg.len * elt, write)?;
+        }
+    }
+    Ok(())
+}
+
+/// Counts wrong elements over every local rank's receive region (`recv_elems` elements at the
+/// receive pointer) against [`Collective::expected_contents`]. [`Content::Unchanged`] means what
+/// [`prepare`] left there: zeros, except where (in-place) the send segments overlap the region.
+pub fn check(backend: &mut dyn Backend, case: &CheckCase) -> Result<u64, Error> {
+    let p = case.pattern();
+    let elt = case.dtype.size();
+    let mut wrong = 0u64;
+    for (local, (rank, args)) in case.ranks()?.into_iter().enumerate() {
+        let expected = case
+            .coll
+            .expected_contents(&case.shape, rank, case.nranks, case.root);
+        for seg in expected.into_iter().filter(|s| s.len > 0) {
+            let start = args.recv.offset + seg.start * elt;
+            let pieces = if seg.content == Content::Unchanged {
+                left_by_prepare(case, rank, &args, start, seg.len)
+            } else {
+                vec![(start, seg)]
+            };
+            for (offset, piece) in pieces {
+                let count = &mut |d: &[u8]| {
+                    wrong += count_wrong(&p, rank, piece.content, piece.start, d);
+                };
+                backend.inspect(local, args.recv.buf, offset, piece.len * elt, count)?;
+            }
+        }
+    }
+    Ok(wrong)
+}
+
+/// What [`prepare`] left in `len` elements of the receive allocation at byte `start`: pieces
+/// (byte offset, segment) of the send data that overlap it (in-place calls) and zeros elsewhere.
+/// Each returned segment's `start` is its position relative to the send pointer, as
+/// [`write_content`] saw it.
+fn left_by_prepare(
+    case: &CheckCase,
+    rank: usize,
+    args: &RankArgs,
+    start: usize,
+    len: usize,
+) -> Vec<(usize, Segment)> {
+    let elt = case.dtype.size();
+    let end = start + len * elt;
+    let zeros = |from: usize, to: usize| Segment {
+        start: 0,
+        len: (to - from) / elt,
+        content: Content::Unchanged,
+    };
+    let mut sends: Vec<Segment> = match args.send.buf {
+        Buf::Recv => case.send_segments(rank),
+        Buf::Send => Vec::new(),
+    };
+    sends.sort_by_key(|s| s.start);
+    let mut out = Vec::new();
+    let mut at = start;
+    for s in sends {
+        let s0 = args.send.offset + s.start * elt;
+        let (lo, hi) = (s0.max(at), (s0 + s.len * elt).min(end));
+        if lo >= hi {
+            continue;
+        }
+        if lo > at {
+            out.push((at, zeros(at, lo)));
+        }
+        let skip = (lo - s0) / elt;
+        let piece = Segment {
+            start: s.start + skip,
+            len: (hi - lo) / elt,
+            content: shifted(s.content, skip),
+        };
+        out.push((lo, piece));
+        at = hi;
+    }
+    if at < end {
+        out.push((at, zeros(at, end)));
+    }
+    out
+}
+
+/// `content` starting `skip` elements later.
+fn shifted(content: Content, skip: usize) -> Content {
+    match content {
+        Content::ReduceInput { first } => Content::ReduceInput {
+            first: first + skip,
+        },
+        Content::Reduced { first } => Content::Reduced {
+            first: first + skip,
+        },
+        Content::Plain { first } => Content::Plain {
+            first: first + skip,
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,113 @@
+//! The output directory of an acceptance run: made new (or taken empty) with the profile and
+//! environment in it before any stage, and the report files written into it at the end; and
+//! how result directories given as a baseline or to `--make-profile` are read.
+
+use super::Acceptance;
+use crate::accept::model::AcceptReport;
+use crate::accept::report;
+use crate::core::error::Error;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The result files of runs given as files or directories. A directory holding `performance/`
+/// (an accept output directory) stands for that; a directory stands for its CSV files when it
+/// has any, since a stage's text table holds the same rows as its CSV and reading both would
+/// count every sample twice. Files are kept as given.
+pub fn result_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let dir = if p.join("performance").is_dir() {
+            p.join("performance")
+        } else {
+            p.clone()
+        };
+        let mut csvs: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "csv"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        csvs.sort();
+        if csvs.is_empty() {
+            out.push(dir);
+        } else {
+            out.extend(csvs);
+        }
+    }
+    out
+}
+
+impl Acceptance<'_> {
+    /// The output directory, new or empty, with the profile and the environment in it.
+    pub(super) fn prepare_dir(&self) -> Result<(), Error> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::Io { path, source }
+        };
+        if self.out.exists() {
+            let mut entries = std::fs::read_dir(&self.out).map_err(io(&self.out))?;
+            if entries.next().is_some() {
+                return Err(Error::usage(format!(
+                    "accept: --out {} is not empty; give a new directory (results are never \
+                     overwritten)",
+                    self.out.display()
+                )));
+            }
+        }
+        for sub in ["correctness", "performance"] {
+            let d = self.out.join(sub);
+            std::fs::create_dir_all(&d).map_err(io(&d))?;
+        }
+        let p = self.out.join("profile.toml");
+        std::fs::write(&p, &self.profile.text).map_err(io(&p))?;
+        let mut env = crate::bench::environment::collect(
+            self.cfg
+                .flags
+                .passthrough
+                .windows(2)
+                .find(|w| w[0] == "--nccl-lib")
+                .map(|w| Path::new(&w[1])),
+        );
+        if self.cfg.redact {
+            crate::bench::environment::redact_report(
+                &mut env,
+                &crate::bench::environment::process_redactor(),
+            );
+        }
+        let p = self.out.join("environment.json");
+        let text = serde_json::to_string_pretty(&env).map_err(std::io::Error::from);
+        std::fs::write(&p, text.map_err(io(&p))? + "\n").map_err(io(&p))?;
+        Ok(())
+    }
+
+    /// Writes the report files and prints the table; returns the verdict's status.
+    pub(super) fn write_report(&self, report: &AcceptReport) -> Result<u8, Error> {
+        let redactor = self
+            .cfg
+            .redact
+            .then(crate::bench::environment::process_redactor);
+        let mask = |s: String| match &redactor {
+            Some(r) => r.text(&s),
+            None => s,
+        };
+        let text = mask(report::text(report));
+        for (name, body) in [
+            ("accept.txt", text.clone()),
+            ("accept.json", mask(report::json(report))),
+            ("junit.xml", mask(report::junit(report))),
+        ] {
+            let p = self.out.join(name);
+            std::fs::write(&p, body).map_err(|source| Error::Io { path: p, source })?;
+        }
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+        Ok(report.verdict.exit_status)
+    }
+}

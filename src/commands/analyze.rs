@@ -1,0 +1,78 @@
+//! `ncclbench analyze`: files -> rows -> curve reports -> stdout (and `--out DIR`).
+
+use crate::config::{AnalyzeConfig, ReportFormat};
+use crate::core::error::{exit, Error};
+use std::io::Write;
+
+/// Runs an analysis; returns the exit status (0; inputs that cannot be read are errors).
+pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
+    let set = crate::analysis::read::read_files(&cfg.files)?;
+    if set.rows.is_empty() {
+        return Err(Error::usage(format!(
+            "no result rows found in {} ({} row(s) could not be read{})",
+            cfg.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            set.skipped.len(),
+            set.skipped
+                .first()
+                .map(|s| format!("; first: {}:{}: {}", s.source.file, s.source.line, s.reason))
+                .unwrap_or_default()
+        )));
+    }
+    let analysis = crate::analysis::build::analyze(&set, cfg.peak_gbs);
+    let format = match cfg.format {
+        ReportFormat::Text => crate::analysis::report::Format::Text,
+        ReportFormat::Markdown => crate::analysis::report::Format::Markdown,
+        ReportFormat::Json => crate::analysis::report::Format::Json,
+    };
+    let findings = if cfg.nccl_logs.is_empty() {
+        None
+    } else {
+        Some(
+            crate::logs::findings::findings_for_files(&cfg.nccl_logs)
+                .map_err(|e| Error::usage(e.to_string()))?,
+        )
+    };
+    let mut report = crate::analysis::report::render(&analysis, format);
+    if let Some(f) = &findings {
+        report = crate::analysis::log_findings::append(report, f, cfg.format);
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(report.as_bytes())?;
+    out.flush()?;
+    if let Some(dir) = &cfg.out {
+        let written = crate::analysis::report::write_dir(&analysis, dir)?;
+        if let Some(f) = &findings {
+            add_findings(dir, f)?;
+        }
+        if cfg.format == ReportFormat::Text {
+            writeln!(out, "wrote {} files to {}", written.len(), dir.display())?;
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `--nccl-log` with `--out DIR`: the findings go into `report.md` and `analysis.json` too
+/// (the HTML report does not carry them yet).
+fn add_findings(
+    dir: &std::path::Path,
+    findings: &[crate::logs::findings::Finding],
+) -> Result<(), Error> {
+    for (name, format) in [
+        ("report.md", ReportFormat::Markdown),
+        ("analysis.json", ReportFormat::Json),
+    ] {
+        let path = dir.join(name);
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let text = std::fs::read_to_string(&path).map_err(io)?;
+        let text = crate::analysis::log_findings::append(text, findings, format);
+        std::fs::write(&path, text).map_err(io)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! A benchmark run: join the job, open the backend, build the plan, open rank 0's sinks, run,
+//! and agree on one exit status across the job. `accept` runs its stages through
+//! [`run_joined`] inside the job it joined once.
+
+mod backend;
+mod meta;
+mod sinks;
+
+use crate::bench::environment::{self, RunEnvironment};
+use crate::bench::job::join::Join;
+use crate::bench::output::redact::{redact_meta, Redacting};
+use crate::bench::output::{Sink, Sinks};
+use crate::bench::plan;
+use crate::bench::runner::Runner;
+use crate::config::RunConfig;
+use crate::core::error::Error;
+use backend::{host_ignored_flags, open_backend};
+use meta::{min_bw_threshold, run_meta};
+use sinks::open_sinks;
+
+/// Runs a benchmark; returns the exit status of a completed run.
+pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
+    // Before NCCL is loaded: it reads its debug environment once.
+    let tuning = crate::bench::tuning::Session::start(cfg);
+    let join = Join::open(cfg)?;
+    let done = run_joined(cfg, &join, &Outputs::default(), tuning).map_err(|e| join.failed(e))?;
+    Ok(done.exit_status)
+}
+
+/// Where rank 0 shows a run besides its `--csv`/`--json` files.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    /// The nccl-tests text table goes to this file instead of stdout.
+    pub text_file: Option<std::path::PathBuf>,
+    /// No progress line on stderr.
+    pub quiet: bool,
+}
+
+/// A run that completed (wrong data and low bandwidth included).
+#[derive(Debug)]
+pub struct Finished {
+    /// Rows and footer totals (every rank has them; rank 0's are the reported ones).
+    pub outcome: crate::bench::runner::Outcome,
+    /// The exit status every process agreed on.
+    pub exit_status: u8,
+    /// Backend name (`nccl`, `host`, `mpi`).
+    pub backend: &'static str,
+    /// Ranks in the communicator.
+    pub nranks: usize,
+}
+
+/// One run inside a job this process already joined: backend, plan, sinks, measurements.
+/// Errors come back as they are (the caller decides about [`Join::failed`]); the sinks have
+/// been finished with what was measured.
+pub fn run_joined(
+    cfg: &RunConfig,
+    join: &Join,
+    outputs: &Outputs,
+    mut tuning: Option<crate::bench::tuning::Session>,
+) -> Result<Finished, Error> {
+    let min_bw = min_bw_threshold()?;
+    let (mut backend, choice_notes) = open_backend(cfg, join)?;
+    let mut boot = join.bootstrap();
+    let info = backend.info().clone();
+    let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
+    let mut meta = run_meta(cfg, backend.as_ref());
+    meta.devices = crate::bench::job::join::gather_devices(boot.as_mut(), &meta.devices)?;
+    meta.reduced_max_bytes = plan.reduced_max_bytes;
+    meta.environment = Some(RunEnvironment::new(
+        &meta,
+        environment::collect(cfg.nccl_lib.as_deref()),
+        boot.world_size(),
+    ));
+    meta.backend_lines.splice(0..0, choice_notes);
+    meta.backend_lines.extend(
+        skipped
+            .iter()
+            .map(|s| format!("# skipping {s}: not supported by this backend")),
+    );
+    if info.name == "host" {
+        meta.backend_lines.extend(host_ignored_flags(cfg));
+    }
+    if let Some(t) = tuning.as_mut() {
+        meta.backend_lines.extend(t.begin(&info)?);
+        if let Some(env) = meta.environment.as_mut() {
+            env.topology = t.topology();
+        }
+    }
+    let redactor = cfg.redact.then(|| environment::redactor(&meta.devices));
+    let out_meta = match &redactor {
+        Some(r) => redact_meta(&meta, r),
+        None => meta.clone(),
+    };
+    let mut sinks = Sinks::default();
+    let opened = if boot.is_root() {
+        open_sinks(cfg, &out_meta, outputs, &mut sinks)
+    } else {
+        Ok(())
+    };
+    // Every process learns whether rank 0 could open its files, so none waits for it.
+    if boot.max_u64(u64::from(opened.is_err()))? > 0 {
+        opened?;
+        // The other ranks stop too, with the same (I/O) status.
+        return Err(Error::Output(std::io::Error::other(
+            "rank 0 could not open its output files",
+        )));
+    }
+    let mut sink: Box<dyn Sink> = match redactor {
+        Some(r) => Box::new(Redacting::new(sinks, r)),
+        None => Box::new(sinks),
+    };
+    let mut runner = Runner::new(cfg, &plan, backend.as_mut(), boot.as_mut(), sink.as_mut());
+    if let Some(t) = tuning.as_mut() {
+        runner = runner.with_observer(t);
+    }
+    let outcome = runner.run(min_bw, None)?;
+    backend.close()?;
+    join.finished();
+    // Every process exits with the same status.
+    let code = boot.max_u64(u64::from(outcome.exit_code()))?;
+    Ok(Finished {
+        outcome,
+        exit_status: u8::try_from(code).unwrap_or(crate::core::error::exit::FAILURE),
+        backend: info.name,
+        nranks: info.nranks,
+    })
+}

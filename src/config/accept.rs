@@ -1,0 +1,39 @@
+//! The validated `ncclbench accept` command: what the suite runs with and where it writes.
+
+use std::path::PathBuf;
+
+/// A validated `ncclbench accept` command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcceptConfig {
+    /// `--profile NAME|FILE` (`None`: the builtin `default`).
+    pub profile: Option<String>,
+    /// `--out DIR`.
+    pub out: Option<PathBuf>,
+    /// `--make-profile RUN...`: print a profile made from these result files instead.
+    pub make_profile: Vec<PathBuf>,
+    /// `--name` of a made profile.
+    pub name: String,
+    /// `--margin` of a made profile, percent.
+    pub margin_pct: f64,
+    /// `--baseline RUN...`: replaces the profile's baseline.
+    pub baseline: Vec<PathBuf>,
+    /// `--threshold` of the baseline comparison, percent (the profile's when `None`).
+    pub threshold_pct: Option<f64>,
+    /// `--list-profiles`.
+    pub list_profiles: bool,
+    /// Flags for every stage.
+    pub flags: StageFlags,
+    /// `--redact`: stage outputs and the report mask identifying text.
+    pub redact: bool,
+}
+
+/// Flags every stage gets from the `accept` command line (backend and placement).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StageFlags {
+    /// `--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`, `--redact` as given, in order.
+    pub passthrough: Vec<String>,
+    /// `-T` in seconds (the profile's `timeout_s` when not given).
+    pub timeout_s: Option<u64>,
+    /// `-e` for the performance stages (the profile's `perf_max_bytes` when not given).
+    pub perf_max_bytes: Option<u64>,
+}

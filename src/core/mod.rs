@@ -1,0 +1,11 @@
+//! The vocabulary every layer shares and that knows nothing of runs: the collective specs,
+//! element types and reduction operators with their exact element code, the error type and
+//! exit statuses, statistics, byte units, host facts, and redaction primitives.
+
+pub mod collective;
+pub mod dtype;
+pub mod error;
+pub mod numeric;
+pub mod op;
+pub mod redact;
+pub mod stats;
