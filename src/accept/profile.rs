@@ -45,9 +45,9 @@
 //! Every problem is one [`Error::Usage`] line naming the profile source and, where the TOML
 //! parser gives a position, the line and its text.
 
-use crate::cli::size::parse_size;
 use crate::core::collective::Collective;
 use crate::core::error::Error;
+use crate::core::units::parse_size;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;

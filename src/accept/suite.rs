@@ -104,59 +104,6 @@ pub fn mem_available() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{parse, Command};
-
-    fn suite() -> Suite {
-        crate::accept::profile::load(None).unwrap().suite
-    }
-
-    fn parsed(p: &StagePlan) -> crate::config::RunConfig {
-        let argv: Vec<std::ffi::OsString> = p.argv.iter().map(Into::into).collect();
-        match parse(&argv) {
-            Ok(Command::Run(cfg)) => cfg,
-            other => panic!("{:?} did not parse as a run: {other:?}", p.argv),
-        }
-    }
-
-    #[test]
-    fn correctness_checks_every_type_and_op_and_performance_only_measures() {
-        let flags = StageFlags {
-            passthrough: vec!["--backend".into(), "host".into(), "-g".into(), "2".into()],
-            timeout_s: Some(9),
-            perf_max_bytes: None,
-        };
-        let out = Path::new("/tmp/acc");
-        let c = one(
-            &suite(),
-            &flags,
-            out,
-            Stage::Correctness,
-            Collective::Reduce,
-            1 << 20,
-        );
-        let cfg = parsed(&c);
-        assert_eq!(cfg.check, 1);
-        assert_eq!(cfg.dtypes.len(), crate::core::dtype::DataType::ALL.len());
-        assert_eq!(cfg.ngpus, 2);
-        assert_eq!(cfg.timeout, Some(std::time::Duration::from_secs(9)));
-        assert_eq!(c.csv, "correctness/reduce.csv");
-        assert_eq!(
-            cfg.csv.as_deref(),
-            Some(out.join("correctness/reduce.csv").as_path())
-        );
-        let p = one(
-            &suite(),
-            &flags,
-            out,
-            Stage::Performance,
-            Collective::Reduce,
-            1 << 20,
-        );
-        let cfg = parsed(&p);
-        assert_eq!((cfg.check, cfg.max_bytes, cfg.min_bytes), (0, 1 << 20, 8));
-        assert_eq!(cfg.iters, suite().iters);
-    }
-
     #[test]
     fn host_memory_bounds_the_sweep_per_rank() {
         const GIB: u64 = 1 << 30;

@@ -4,10 +4,10 @@
 //! stage's benchmark command line unchanged and checked there, so they mean exactly what they
 //! mean for `ncclbench <collective>`; `-T` and `-e` replace the profile's timeout and sweep end.
 
-use super::size::parse_size;
 use crate::config::accept::AcceptConfig;
 use crate::config::accept::StageFlags;
 use crate::core::error::Error;
+use crate::core::units::parse_size;
 use clap::Args;
 use std::path::PathBuf;
 

@@ -7,10 +7,10 @@
 
 use super::accept::AcceptArgs;
 use super::compare::CompareArgs;
-use super::size::{parse_int, parse_size};
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
+use crate::core::units::{parse_int, parse_size};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

@@ -11,7 +11,6 @@
 mod accept;
 mod args;
 mod compare;
-pub mod size;
 mod validate;
 
 #[cfg(test)]

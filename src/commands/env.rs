@@ -9,7 +9,7 @@ use std::path::Path;
 pub fn run(json: bool, nccl_lib: Option<&Path>, redact: bool) -> Result<u8, Error> {
     let mut r = environment::collect(nccl_lib);
     if redact {
-        environment::redact_report(&mut r, &environment::process_redactor());
+        crate::result::environment::redact_report(&mut r, &environment::process_redactor());
     }
     let mut out = std::io::stdout().lock();
     if json {

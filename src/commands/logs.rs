@@ -16,7 +16,7 @@ pub fn run(cfg: &LogsConfig) -> Result<u8, Error> {
     })?;
     let found = findings(&summary);
     let redact = if cfg.redact {
-        Redactor::new(&summary)
+        summary.redactor()
     } else {
         Redactor::none()
     };

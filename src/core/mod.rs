@@ -9,3 +9,4 @@ pub mod numeric;
 pub mod op;
 pub mod redact;
 pub mod stats;
+pub mod units;

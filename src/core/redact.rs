@@ -7,7 +7,6 @@
 //! (quoted lines, messages, values) through [`Redactor::text`], which knows the hostnames,
 //! PIDs and communicator ids of the summary and recognises the rest by shape.
 
-use crate::logs::summary::LogSummary;
 use std::collections::{BTreeSet, HashMap};
 
 /// Rewrites identifying text; [`Redactor::none`] passes everything through.
@@ -84,37 +83,10 @@ impl Redactor {
         }
     }
 
-    /// Redaction with the names and numbers `summary` knows.
-    pub fn new(summary: &LogSummary) -> Self {
-        let mut hosts: BTreeSet<String> = BTreeSet::new();
-        let mut pids: BTreeSet<u32> = BTreeSet::new();
-        for (h, f) in &summary.hosts {
-            hosts.insert(h.to_string());
-            pids.extend(&f.pids);
-        }
-        let mut comm_ids = BTreeSet::new();
-        for (k, c) in &summary.comms {
-            if let crate::logs::summary::CommKey::Id(id) = k {
-                comm_ids.insert(*id);
-            }
-            for r in c.ranks.values() {
-                hosts.insert(r.host.to_string());
-                pids.insert(r.pid);
-            }
-        }
-        hosts.remove("");
-        let mut hosts: Vec<String> = hosts.into_iter().collect();
-        hosts.sort_by_key(|h| std::cmp::Reverse(h.len()));
-        Redactor {
-            on: true,
-            hosts,
-            pids: pids
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| (u64::from(p), i + 1))
-                .collect(),
-            comm_ids,
-        }
+    /// The same redactor, also masking these NCCL communicator ids.
+    pub fn with_comm_ids(mut self, ids: impl IntoIterator<Item = u64>) -> Self {
+        self.comm_ids.extend(ids);
+        self
     }
 
     /// Whether anything is rewritten.

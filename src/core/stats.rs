@@ -2,7 +2,30 @@
 //! deviation and coefficient of variation over the iterations left after `-K` skipped ones,
 //! defined as nccl-tests 2.19 defines them.
 
-use crate::result::IterStats;
+/// Per-iteration statistics (`-I`), times in microseconds per operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IterStats {
+    /// Leading iterations left out of the statistics (`-K`).
+    pub skipped: u32,
+    /// Minimum.
+    pub min_us: f64,
+    /// Maximum.
+    pub max_us: f64,
+    /// Mean.
+    pub mean_us: f64,
+    /// Median (`sorted[n/2]`).
+    pub p50_us: f64,
+    /// 95th percentile (nearest rank).
+    pub p95_us: f64,
+    /// 99th percentile (nearest rank).
+    pub p99_us: f64,
+    /// Population standard deviation.
+    pub stdev_us: f64,
+    /// Coefficient of variation in percent.
+    pub cv_pct: f64,
+    /// Every iteration's time, skipped ones included.
+    pub times_us: Vec<f64>,
+}
 
 /// Summarises `times_us` (one entry per timed iteration, microseconds per operation), leaving
 /// out the first `skip` iterations. Returns `None` when no iteration remains.

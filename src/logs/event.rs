@@ -6,6 +6,7 @@
 //! Init lines before it.
 
 use super::names::{Algo, Func, NcclVersion, Proto};
+pub use crate::result::topology::Nic;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -173,15 +174,6 @@ pub struct Connection {
     pub gdr: bool,
     /// The text after `via ` (`P2P/CUMEM/read`, `NET/IB/0/GDRDMA`).
     pub via: String,
-}
-
-/// A network device from `NET/IB : Using [0]mlx5_0:1/IB ...`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Nic {
-    /// Device name with port (`mlx5_0:1`).
-    pub name: String,
-    /// Link layer (`IB`, `RoCE`, ...).
-    pub link: String,
 }
 
 /// A GPUDirect RDMA line.

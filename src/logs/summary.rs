@@ -236,3 +236,27 @@ impl LogSummary {
             .collect()
     }
 }
+
+impl LogSummary {
+    /// A redactor that knows the host names, PIDs and communicator ids this log shows, so that
+    /// none of them survives a `--redact` report.
+    pub fn redactor(&self) -> crate::core::redact::Redactor {
+        let mut hosts: Vec<String> = Vec::new();
+        let mut pids: Vec<u32> = Vec::new();
+        for (h, f) in &self.hosts {
+            hosts.push(h.to_string());
+            pids.extend(&f.pids);
+        }
+        let mut comm_ids = Vec::new();
+        for (k, c) in &self.comms {
+            if let CommKey::Id(id) = k {
+                comm_ids.push(*id);
+            }
+            for r in c.ranks.values() {
+                hosts.push(r.host.to_string());
+                pids.push(r.pid);
+            }
+        }
+        crate::core::redact::Redactor::for_names(hosts, pids).with_comm_ids(comm_ids)
+    }
+}

@@ -2,12 +2,18 @@
 //! out-of-place and an in-place [`Measurement`], plus the run's [`RunMeta`] and [`Summary`].
 //! Sinks render these; nothing here knows how they are measured or printed.
 
-use crate::bench::backend::DeviceInfo;
 use crate::core::collective::{Collective, OpColumn};
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 
+mod device;
+pub mod environment;
+pub mod topology;
 pub mod tuning;
+
+pub use device::DeviceInfo;
+
+pub use crate::core::stats::IterStats;
 
 /// Out-of-place or in-place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -67,31 +73,6 @@ impl RowKey {
     pub fn root_value(&self) -> i64 {
         self.root.map_or(-1, |r| r as i64)
     }
-}
-
-/// Per-iteration statistics (`-I`), times in microseconds per operation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IterStats {
-    /// Leading iterations left out of the statistics (`-K`).
-    pub skipped: u32,
-    /// Minimum.
-    pub min_us: f64,
-    /// Maximum.
-    pub max_us: f64,
-    /// Mean.
-    pub mean_us: f64,
-    /// Median (`sorted[n/2]`).
-    pub p50_us: f64,
-    /// 95th percentile (nearest rank).
-    pub p95_us: f64,
-    /// 99th percentile (nearest rank).
-    pub p99_us: f64,
-    /// Population standard deviation.
-    pub stdev_us: f64,
-    /// Coefficient of variation in percent.
-    pub cv_pct: f64,
-    /// Every iteration's time, skipped ones included.
-    pub times_us: Vec<f64>,
 }
 
 /// One placement's measurement of one row.
@@ -209,7 +190,7 @@ pub struct RunMeta {
     /// Local start time, `%Y-%m-%d %H:%M:%S`.
     pub start_time: String,
     /// Where the run ran (written into the JSON and next to CSV output), when recorded.
-    pub environment: Option<crate::bench::environment::RunEnvironment>,
+    pub environment: Option<crate::result::environment::RunEnvironment>,
 }
 
 /// End-of-run totals for the footers.

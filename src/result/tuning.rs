@@ -143,7 +143,7 @@ pub struct TuningReport {
     /// The topology the log shows at the end of the run: NCCL 2.22 and later connect
     /// channels at the first collective, so only now does it name the transports. The sinks
     /// put it into the run's environment record.
-    pub topology: Option<crate::logs::topology::TopologySummary>,
+    pub topology: Option<crate::result::topology::TopologySummary>,
 }
 
 impl TuningReport {

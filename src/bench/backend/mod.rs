@@ -9,6 +9,8 @@ use crate::core::error::Error;
 use crate::core::op::RedOp;
 use std::time::{Duration, Instant};
 
+pub use crate::result::DeviceInfo;
+
 pub mod graphs;
 pub mod host;
 pub mod nccl;
@@ -67,25 +69,6 @@ pub struct EventId(pub usize);
 /// A recorded sequence of calls that can be replayed (CUDA graphs; `-G`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GraphId(pub usize);
-
-/// One local rank's device, for the `# Using devices` lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeviceInfo {
-    /// Global rank.
-    pub rank: usize,
-    /// Split group (color).
-    pub group: usize,
-    /// Process id.
-    pub pid: u32,
-    /// Short host name.
-    pub hostname: String,
-    /// Device ordinal.
-    pub device: i32,
-    /// PCI domain, bus, device.
-    pub pci: (u32, u32, u32),
-    /// Device name.
-    pub name: String,
-}
 
 /// Static facts about a backend instance.
 #[derive(Debug, Clone, PartialEq)]

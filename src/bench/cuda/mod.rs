@@ -18,44 +18,12 @@ mod memory;
 #[cfg(test)]
 mod tests;
 
-use serde::Serialize;
-
+pub use crate::result::environment::DeviceSummary;
 pub use context::{Context, Stream};
 pub use driver::{Device, Driver, SONAMES};
 pub use error::CudaError;
 pub use event::{Event, Graph, GraphExec};
 pub use memory::DeviceBuffer;
-
-/// What `ncclbench env` and `--backend auto` need to know about one device.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DeviceSummary {
-    /// The CUDA ordinal.
-    pub ordinal: usize,
-    /// The device name.
-    pub name: String,
-    /// PCI domain.
-    pub pci_domain: i32,
-    /// PCI bus.
-    pub pci_bus: i32,
-    /// PCI device.
-    pub pci_device: i32,
-    /// Total memory in bytes.
-    pub total_memory: usize,
-    /// Compute capability `(major, minor)`.
-    pub compute_capability: (i32, i32),
-    /// The driver's CUDA version (`cuDriverGetVersion`, e.g. 12040).
-    pub driver_version: i32,
-}
-
-impl DeviceSummary {
-    /// The PCI bus id as nvidia-smi and NCCL print it, e.g. `0000:3b:00.0`.
-    pub fn pci_bus_id(&self) -> String {
-        format!(
-            "{:04x}:{:02x}:{:02x}.0",
-            self.pci_domain, self.pci_bus, self.pci_device
-        )
-    }
-}
 
 /// Opens and initialises the driver and describes every visible device. No context is
 /// created, so this is cheap and leaves the devices untouched.

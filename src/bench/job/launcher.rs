@@ -3,22 +3,7 @@
 //! `srun` (`SLURM_*`), PMIx (`PMIX_RANK`). Used by `ncclbench env` and to refuse a run whose
 //! binary cannot join the job the launcher set up.
 
-use serde::Serialize;
-
-/// What the environment says about the job this process belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Launcher {
-    /// `Open MPI mpirun`, `MPICH/Hydra (PMI)`, `MVAPICH`, `Slurm srun`, `PMIx`.
-    pub kind: &'static str,
-    /// Processes in the job, where the launcher says.
-    pub world_size: Option<usize>,
-    /// This process's rank, where the launcher says.
-    pub rank: Option<usize>,
-    /// This process's rank on its node, where the launcher says.
-    pub local_rank: Option<usize>,
-    /// The variables the answer came from.
-    pub evidence: Vec<String>,
-}
+pub use crate::result::environment::Launcher;
 
 /// The launcher of this process, read from its environment.
 pub fn detect() -> Option<Launcher> {

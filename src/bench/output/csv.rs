@@ -88,7 +88,7 @@ pub struct CsvSink {
     per_iter: bool,
     clock: Box<dyn FnMut() -> String>,
     /// The run's environment record, written next to the CSV (`<file>.env.json`).
-    environment: Option<crate::bench::environment::RunEnvironment>,
+    environment: Option<crate::result::environment::RunEnvironment>,
 }
 
 /// The environment sidecar of a CSV file: `results.csv` -> `results.csv.env.json`.

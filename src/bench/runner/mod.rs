@@ -3,17 +3,16 @@
 //! ([`bench`]), each reported to the sinks the moment it exists.
 
 mod bench;
-pub mod observe;
 
 use crate::bench::backend::{Backend, Call, RankArgs};
 use crate::bench::job::bootstrap::Bootstrap;
+use crate::bench::observe::{Observer, OpKey, Phase};
 use crate::bench::output::Sink;
 use crate::bench::plan::{Plan, Sweep};
 use crate::config::RunConfig;
 use crate::core::collective::Shape;
 use crate::core::error::Error;
 use crate::result::{Placement, Row, RowKey, Summary};
-use observe::{Observer, OpKey, Phase};
 use std::time::Instant;
 
 /// What a finished (or failed) run adds up to.

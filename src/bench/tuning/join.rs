@@ -15,7 +15,7 @@
 //!   `opCount - seq` (and `opCount - launch group`) are counted, so the mapping is reported
 //!   ("opCount = seq + 0 for 240 calls"), not assumed.
 
-use crate::bench::runner::observe::{OpKey, Phase};
+use crate::bench::observe::{OpKey, Phase};
 use crate::core::collective::Collective;
 use crate::logs::{CollCall, Decision, DecisionPath, Event, Func, NcclVersion, Record};
 use crate::result::tuning::{Tuning, TuningDecision};

@@ -15,7 +15,7 @@ pub mod nvtx;
 pub mod tail;
 
 use crate::bench::backend::BackendInfo;
-use crate::bench::runner::observe::{Observer, OpKey};
+use crate::bench::observe::{Observer, OpKey};
 use crate::config::RunConfig;
 use crate::core::error::Error;
 use crate::logs::NcclVersion;

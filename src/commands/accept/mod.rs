@@ -19,6 +19,8 @@
 
 mod judge;
 mod outdir;
+#[cfg(test)]
+mod tests;
 
 use crate::accept::checks::{self, RunEnd};
 use crate::accept::model::{self, FailureClass, Stage};

@@ -75,7 +75,7 @@ impl Acceptance<'_> {
                 .map(|w| Path::new(&w[1])),
         );
         if self.cfg.redact {
-            crate::bench::environment::redact_report(
+            crate::result::environment::redact_report(
                 &mut env,
                 &crate::bench::environment::process_redactor(),
             );

@@ -6,7 +6,7 @@ mod backend;
 mod meta;
 mod sinks;
 
-use crate::bench::environment::{self, RunEnvironment};
+use crate::bench::environment;
 use crate::bench::job::join::Join;
 use crate::bench::output::redact::{redact_meta, Redacting};
 use crate::bench::output::{Sink, Sinks};
@@ -14,6 +14,7 @@ use crate::bench::plan;
 use crate::bench::runner::Runner;
 use crate::config::RunConfig;
 use crate::core::error::Error;
+use crate::result::environment::RunEnvironment;
 use backend::{host_ignored_flags, open_backend};
 use meta::{min_bw_threshold, run_meta};
 use sinks::open_sinks;

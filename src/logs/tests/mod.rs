@@ -154,10 +154,7 @@ fn hostile_bytes_never_panic_and_reports_render() {
         )
         .unwrap();
         let f = super::findings::findings(&s);
-        for redact in [
-            super::redact::Redactor::none(),
-            super::redact::Redactor::new(&s),
-        ] {
+        for redact in [super::redact::Redactor::none(), s.redactor()] {
             let rep = super::report::Report {
                 summary: &s,
                 findings: &f,

@@ -168,7 +168,7 @@ pub(crate) fn totals(summary: &Summary) -> Vec<(&'static str, J)> {
 }
 
 /// Our `ncclbench` object; `complete` stays false until `finish` (which gives `end_time`).
-/// `environment` is the run's [`crate::bench::environment::RunEnvironment`] when recorded.
+/// `environment` is the run's [`crate::result::environment::RunEnvironment`] when recorded.
 pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>) -> J {
     let collective = meta.program.strip_suffix("_perf").unwrap_or(&meta.program);
     let mut fields = vec![
