@@ -1,5 +1,6 @@
-//! The clap definition: one subcommand per collective, all sharing [`BenchArgs`], whose flags
-//! are nccl-tests' (same short and long names, same defaults).
+//! The clap definition: one subcommand per collective (made from the collective specs by
+//! [`super::command`]), all sharing [`BenchArgs`], whose flags are nccl-tests' (same short and
+//! long names, same defaults), and one per tool.
 //!
 //! Values are only checked for syntax here (numbers, sizes, names); ranges and combinations
 //! are checked in [`super::validate`], which turns [`BenchArgs`] into a `RunConfig`. A new
@@ -29,39 +30,10 @@ pub(crate) struct Cli {
     pub command: Sub,
 }
 
-/// The subcommands: the ten collectives, then the tools that read results.
+/// The tools' subcommands. The collectives' subcommands are not listed here: [`super::command`]
+/// adds one per collective spec, each with [`BenchArgs`], so a new collective needs no edit here.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Sub {
-    /// Every rank ends with the reduction of all ranks' inputs (all_reduce_perf)
-    #[command(name = "all_reduce")]
-    AllReduce(BenchArgs),
-    /// Every rank ends with every rank's block, in rank order (all_gather_perf)
-    #[command(name = "all_gather")]
-    AllGather(BenchArgs),
-    /// The root's buffer is copied to every rank (broadcast_perf)
-    #[command(name = "broadcast")]
-    Broadcast(BenchArgs),
-    /// Each rank ends with its block of the reduction (reduce_scatter_perf)
-    #[command(name = "reduce_scatter")]
-    ReduceScatter(BenchArgs),
-    /// The root ends with the reduction of all ranks' inputs (reduce_perf)
-    #[command(name = "reduce")]
-    Reduce(BenchArgs),
-    /// Every rank sends a distinct block to every rank (alltoall_perf)
-    #[command(name = "alltoall")]
-    AllToAll(BenchArgs),
-    /// The root sends a distinct block to every rank (scatter_perf)
-    #[command(name = "scatter")]
-    Scatter(BenchArgs),
-    /// Ring exchange: send to rank+1, receive from rank-1 (sendrecv_perf)
-    #[command(name = "sendrecv")]
-    SendRecv(BenchArgs),
-    /// All-gather by log2(n) pairwise exchange steps (hypercube_perf)
-    #[command(name = "hypercube")]
-    Hypercube(BenchArgs),
-    /// The root receives every rank's block, in rank order (gather_perf)
-    #[command(name = "gather")]
-    Gather(BenchArgs),
     /// Fit each curve of result files (ncclbench CSV/JSON, nccl-tests text/JSON) and report
     /// latency floor, plateau, knee and regimes
     #[command(name = "analyze")]
@@ -164,25 +136,15 @@ pub(crate) struct LogsArgs {
 }
 
 impl Sub {
-    /// What the subcommand asks for: a benchmark of a collective, or a tool.
+    /// What the subcommand asks for.
     pub fn into_request(self) -> Request {
-        Request::Bench(match self {
-            Sub::AllReduce(a) => (Collective::AllReduce, a),
-            Sub::AllGather(a) => (Collective::AllGather, a),
-            Sub::Broadcast(a) => (Collective::Broadcast, a),
-            Sub::ReduceScatter(a) => (Collective::ReduceScatter, a),
-            Sub::Reduce(a) => (Collective::Reduce, a),
-            Sub::AllToAll(a) => (Collective::AllToAll, a),
-            Sub::Scatter(a) => (Collective::Scatter, a),
-            Sub::SendRecv(a) => (Collective::SendRecv, a),
-            Sub::Hypercube(a) => (Collective::Hypercube, a),
-            Sub::Gather(a) => (Collective::Gather, a),
-            Sub::Analyze(a) => return Request::Analyze(a),
-            Sub::Env(a) => return Request::Env(a),
-            Sub::Compare(a) => return Request::Compare(a),
-            Sub::Logs(a) => return Request::Logs(a),
-            Sub::Accept(a) => return Request::Accept(a),
-        })
+        match self {
+            Sub::Analyze(a) => Request::Analyze(a),
+            Sub::Env(a) => Request::Env(a),
+            Sub::Compare(a) => Request::Compare(a),
+            Sub::Logs(a) => Request::Logs(a),
+            Sub::Accept(a) => Request::Accept(a),
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use crate::core::collective::Collective;
 use crate::core::error::Error;
 use args::{AnalyzeArgs, BenchArgs, Cli, FormatArg, Request};
 use clap::error::ErrorKind;
-use clap::{Args as _, CommandFactory, FromArgMatches, Parser};
+use clap::{Args as _, CommandFactory, FromArgMatches};
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -73,7 +73,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
         Some(collective) => {
             parse_as_perf(collective, argv).map(|a| Request::Bench((collective, a)))
         }
-        None => Cli::try_parse_from(argv).map(|cli| cli.command.into_request()),
+        None => parse_tool_or_collective(argv),
     };
     match parsed {
         Ok(Request::Bench((collective, bench))) => {
@@ -119,6 +119,44 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
     })
 }
 
+/// The whole `ncclbench` command: the collectives' subcommands first (from their specs, in the
+/// nccl-tests binary order), then the tools.
+pub(crate) fn command() -> clap::Command {
+    let tools: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    let mut cmd = Cli::command().subcommands(Collective::ALL.map(collective_command));
+    for (i, name) in tools.iter().enumerate() {
+        cmd = cmd.mut_subcommand(name, |s| s.display_order(Collective::ALL.len() + i));
+    }
+    cmd
+}
+
+/// One collective's subcommand: its name and help line from the spec, nccl-tests' flags.
+fn collective_command(collective: Collective) -> clap::Command {
+    let order = Collective::ALL
+        .iter()
+        .position(|&c| c == collective)
+        .unwrap_or(0);
+    // The args' own doc would become the about text: the spec's line replaces it.
+    BenchArgs::augment_args(clap::Command::new(collective.name()))
+        .about(collective.spec().about)
+        .long_about(None)
+        .display_order(order)
+}
+
+/// Parses `ncclbench <subcommand> ...`: a collective's flags, or a tool's.
+fn parse_tool_or_collective(argv: &[OsString]) -> Result<Request, clap::Error> {
+    let matches = command().try_get_matches_from(argv)?;
+    if let Some((name, sub)) = matches.subcommand() {
+        if let Some(collective) = Collective::parse(name).filter(|c| c.name() == name) {
+            return BenchArgs::from_arg_matches(sub).map(|a| Request::Bench((collective, a)));
+        }
+    }
+    Cli::from_arg_matches(&matches).map(|cli| cli.command.into_request())
+}
+
 /// The collective a program name stands for: `/usr/bin/all_reduce_perf`, `alltoall_perf.exe`.
 fn perf_collective(program: &OsString) -> Option<Collective> {
     let name = Path::new(program).file_name()?.to_str()?;
@@ -131,10 +169,7 @@ fn perf_collective(program: &OsString) -> Option<Collective> {
 /// errors show `all_reduce_perf`, not `ncclbench all_reduce`.
 fn parse_as_perf(collective: Collective, argv: &[OsString]) -> Result<BenchArgs, clap::Error> {
     let perf = collective.perf_name();
-    let command = Cli::command()
-        .find_subcommand(collective.name())
-        .cloned()
-        .unwrap_or_else(|| BenchArgs::augment_args(clap::Command::new(collective.name())))
+    let command = collective_command(collective)
         .bin_name(&perf)
         .display_name(perf);
     let matches = command.try_get_matches_from(argv)?;

@@ -77,7 +77,7 @@ fn version_is_reported_as_text() {
 
 #[test]
 fn clap_definition_is_consistent() {
-    Cli::command().debug_assert();
+    super::command().debug_assert();
 }
 
 #[test]

@@ -8,5 +8,6 @@ pub mod error;
 pub mod numeric;
 pub mod op;
 pub mod redact;
+pub mod reduce;
 pub mod stats;
 pub mod units;

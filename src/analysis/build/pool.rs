@@ -7,6 +7,7 @@
 
 use crate::analysis::curve::{Anomaly, CurveKey, CurvePoint};
 use crate::analysis::input::{InputRow, Tuning};
+use crate::core::collective::spec::AlgBytes;
 use crate::core::collective::Collective;
 use std::collections::BTreeMap;
 
@@ -21,18 +22,19 @@ pub struct Scale {
 
 impl Scale {
     /// The factors of a curve. With both the collective and nranks known they come from the
-    /// collective table ([`Collective::busbw_factor`], and `(n-1)/n` for hypercube's algbw).
+    /// collective's spec ([`Collective::busbw_factor`] and [`Collective::algbw_ratio`]).
     /// Otherwise the busbw factor is measured: the median of `busbw / algbw` over the rows with
     /// `algbw >= 1 GB/s` (printed with at least three significant digits), or over all rows with
-    /// `algbw > 0` when none is that large, and 1 when no row has a positive algbw. A hypercube
-    /// of unknown size takes its algbw ratio from its largest-algbw row; every other collective,
+    /// `algbw > 0` when none is that large, and 1 when no row has a positive algbw. A collective
+    /// whose algbw counts only peer blocks (hypercube), at an unknown size, takes its algbw
+    /// ratio from its largest-algbw row; every other collective,
     /// known or not, has ratio 1 (nccl-tests' definition).
     pub fn of(key: &CurveKey, rows: &[&InputRow]) -> Scale {
         let collective = Collective::parse(&key.collective);
         let n = key.nranks;
         let algbw_ratio = match collective {
-            Some(Collective::Hypercube) if n > 0 => (n as f64 - 1.0) / n as f64,
-            Some(Collective::Hypercube) => measured_ratio(rows),
+            Some(c) if n > 0 => c.algbw_ratio(n),
+            Some(c) if c.spec().algbw == AlgBytes::PeerBlocks => measured_ratio(rows),
             _ => 1.0,
         };
         let busbw_factor = match collective {

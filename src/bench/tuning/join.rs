@@ -16,21 +16,19 @@
 //!   ("opCount = seq + 0 for 240 calls"), not assumed.
 
 use crate::bench::observe::{OpKey, Phase};
+use crate::core::collective::spec::LogBytes;
 use crate::core::collective::Collective;
 use crate::logs::{CollCall, Decision, DecisionPath, Event, Func, NcclVersion, Record};
 use crate::result::tuning::{Tuning, TuningDecision};
 use std::collections::{BTreeMap, VecDeque};
 
-/// NCCL's function for a collective whose harness call is one NCCL collective call.
+/// NCCL's function for a collective whose harness call is one NCCL collective call (the
+/// spec's log name).
 pub fn func_of(c: Collective) -> Option<Func> {
-    match c {
-        Collective::AllReduce => Some(Func::AllReduce),
-        Collective::AllGather => Some(Func::AllGather),
-        Collective::ReduceScatter => Some(Func::ReduceScatter),
-        Collective::Broadcast => Some(Func::Broadcast),
-        Collective::Reduce => Some(Func::Reduce),
-        _ => None,
-    }
+    c.spec()
+        .nccl
+        .log_func
+        .and_then(|name| Func::parse(name.as_bytes()))
 }
 
 /// A call waiting for its decision line.
@@ -172,11 +170,7 @@ impl Joiner {
 
     /// Whether a decision of `bytes` can be this call's.
     fn bytes_match(&self, op: &OpKey, bytes: u64) -> bool {
-        let total = matches!(
-            op.collective,
-            Collective::AllGather | Collective::ReduceScatter
-        );
-        if !total {
+        if op.collective.spec().nccl.log_bytes != LogBytes::TotalBefore2_24 {
             return bytes == op.bytes;
         }
         let whole = op.bytes.saturating_mul(self.nranks);

@@ -1,8 +1,6 @@
 //! What each rank's buffers hold before and after a call, as runs of elements described by the
-//! global pattern index of their first element: the part of the collective table the verifier
-//! and the fault-injection tests read.
-
-use super::{Collective, Shape};
+//! global pattern index of their first element: the words the specs' content functions use,
+//! read by the verifier and the fault-injection tests.
 
 /// What a run of consecutive elements of a buffer holds, described by the global pattern index
 /// of its first element (see [`crate::bench::verify`]).
@@ -40,109 +38,13 @@ pub struct Segment {
     pub content: Content,
 }
 
-impl Collective {
-    /// What `rank`'s send buffer holds before the call (out-of-place layout, relative to the
-    /// send pointer).
-    pub fn send_contents(
-        self,
-        shape: &Shape,
-        rank: usize,
-        nranks: usize,
-        root: usize,
-    ) -> Vec<Segment> {
-        let seg = |start, len, content| Segment {
+impl Segment {
+    /// `len` elements from `start` holding `content`.
+    pub fn new(start: usize, len: usize, content: Content) -> Segment {
+        Segment {
             start,
             len,
             content,
-        };
-        let (b, n) = (shape.count, nranks);
-        match self {
-            Collective::AllReduce | Collective::Reduce | Collective::ReduceScatter => {
-                vec![seg(0, shape.send_elems, Content::ReduceInput { first: 0 })]
-            }
-            Collective::Broadcast | Collective::Scatter => {
-                let content = if rank == root {
-                    Content::Plain { first: 0 }
-                } else {
-                    Content::Decoy
-                };
-                vec![seg(0, shape.send_elems, content)]
-            }
-            Collective::AllGather | Collective::Hypercube | Collective::Gather => {
-                vec![seg(0, b, Content::Plain { first: rank * b })]
-            }
-            Collective::AllToAll => (0..n)
-                .map(|j| {
-                    seg(
-                        j * b,
-                        b,
-                        Content::Plain {
-                            first: (rank * n + j) * b,
-                        },
-                    )
-                })
-                .collect(),
-            Collective::SendRecv => vec![seg(0, b, Content::Plain { first: rank * b })],
-        }
-    }
-
-    /// What `rank`'s receive buffer must hold after the call (relative to the recv pointer).
-    pub fn expected_contents(
-        self,
-        shape: &Shape,
-        rank: usize,
-        nranks: usize,
-        root: usize,
-    ) -> Vec<Segment> {
-        let seg = |start, len, content| Segment {
-            start,
-            len,
-            content,
-        };
-        let (b, n, len) = (shape.count, nranks, shape.recv_elems);
-        match self {
-            Collective::AllReduce => vec![seg(0, len, Content::Reduced { first: 0 })],
-            Collective::Reduce => {
-                let c = if rank == root {
-                    Content::Reduced { first: 0 }
-                } else {
-                    Content::Unchanged
-                };
-                vec![seg(0, len, c)]
-            }
-            Collective::ReduceScatter => vec![seg(0, len, Content::Reduced { first: rank * b })],
-            Collective::Broadcast | Collective::AllGather | Collective::Hypercube => {
-                vec![seg(0, len, Content::Plain { first: 0 })]
-            }
-            Collective::Gather => {
-                let c = if rank == root {
-                    Content::Plain { first: 0 }
-                } else {
-                    Content::Unchanged
-                };
-                vec![seg(0, len, c)]
-            }
-            Collective::Scatter => vec![seg(0, len, Content::Plain { first: rank * b })],
-            Collective::AllToAll => (0..n)
-                .map(|j| {
-                    seg(
-                        j * b,
-                        b,
-                        Content::Plain {
-                            first: (j * n + rank) * b,
-                        },
-                    )
-                })
-                .collect(),
-            Collective::SendRecv => {
-                vec![seg(
-                    0,
-                    len,
-                    Content::Plain {
-                        first: ((rank + n - 1) % n) * b,
-                    },
-                )]
-            }
         }
     }
 }

@@ -1,16 +1,31 @@
-//! The one table that describes every collective (nccl-tests' per-collective hooks, in our
-//! words): element counts, buffer sizes, in-place offsets, bandwidth formulas, whether the op and
-//! root apply, and what each rank's buffers hold before and after the call.
+//! Every collective of nccl-tests, each described by one [`Spec`] in its own file
+//! (`all_reduce.rs`, ...): element counts and per-peer blocks, in-place offsets, bandwidth
+//! formulas, whether the op and root apply, what each rank's buffers hold before and after the
+//! call, and how NCCL runs and logs it.
 //!
-//! Backends, the runner, the verifier and the output sinks all ask this table; nothing else
-//! re-derives any of it.
+//! Backends, the runner, the verifier, the NCCL log join, the output sinks and the analysis all
+//! ask these specs through [`Collective`]'s methods; nothing else re-derives any of it. A new
+//! collective is one more file here, one variant, and one launch function per backend.
 
 use crate::core::dtype::DataType;
 use std::fmt;
 
+mod all_gather;
+mod all_reduce;
+mod alltoall;
+mod broadcast;
+mod gather;
+mod hypercube;
 mod layout;
+mod reduce;
+mod reduce_scatter;
+mod scatter;
+mod sendrecv;
+pub mod spec;
 
 pub use layout::{Content, Segment};
+pub use spec::Spec;
+use spec::{AlgBytes, InPlace};
 
 /// One collective of nccl-tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -76,20 +91,25 @@ impl Collective {
         Collective::Gather,
     ];
 
+    /// Its description.
+    pub fn spec(self) -> &'static Spec {
+        match self {
+            Collective::AllReduce => &all_reduce::SPEC,
+            Collective::AllGather => &all_gather::SPEC,
+            Collective::ReduceScatter => &reduce_scatter::SPEC,
+            Collective::Broadcast => &broadcast::SPEC,
+            Collective::Reduce => &reduce::SPEC,
+            Collective::AllToAll => &alltoall::SPEC,
+            Collective::SendRecv => &sendrecv::SPEC,
+            Collective::Scatter => &scatter::SPEC,
+            Collective::Gather => &gather::SPEC,
+            Collective::Hypercube => &hypercube::SPEC,
+        }
+    }
+
     /// The name used on the command line and in CSV/JSON (`all_reduce`).
     pub fn name(self) -> &'static str {
-        match self {
-            Collective::AllReduce => "all_reduce",
-            Collective::AllGather => "all_gather",
-            Collective::ReduceScatter => "reduce_scatter",
-            Collective::Broadcast => "broadcast",
-            Collective::Reduce => "reduce",
-            Collective::AllToAll => "alltoall",
-            Collective::SendRecv => "sendrecv",
-            Collective::Scatter => "scatter",
-            Collective::Gather => "gather",
-            Collective::Hypercube => "hypercube",
-        }
+        self.spec().name
     }
 
     /// The nccl-tests binary name (`all_reduce_perf`), printed as the test name.
@@ -105,10 +125,7 @@ impl Collective {
 
     /// True when the collective applies the reduction operator to data.
     pub fn reduces(self) -> bool {
-        matches!(
-            self,
-            Collective::AllReduce | Collective::Reduce | Collective::ReduceScatter
-        )
+        self.spec().reduces
     }
 
     /// True when `-o` values are iterated (reductions, and sendrecv as nccl-tests does).
@@ -118,129 +135,115 @@ impl Collective {
 
     /// What the `redop` column prints.
     pub fn op_column(self) -> OpColumn {
-        match self {
-            Collective::AllReduce | Collective::Reduce | Collective::ReduceScatter => OpColumn::Op,
-            Collective::SendRecv => OpColumn::Op,
-            Collective::Hypercube => OpColumn::Blank,
-            _ => OpColumn::None,
-        }
+        self.spec().op_column
     }
 
     /// True when the collective has a root (`-r` applies).
     pub fn rooted(self) -> bool {
-        matches!(
-            self,
-            Collective::Broadcast | Collective::Reduce | Collective::Gather | Collective::Scatter
-        )
+        self.spec().rooted
     }
 
     /// True when the in-place run is verified; nccl-tests prints `N/A` for the others.
     pub fn checks_in_place(self) -> bool {
-        !matches!(self, Collective::SendRecv | Collective::AllToAll)
+        self.spec().checks_in_place
     }
 
     /// True when the rank count must be a power of two.
     pub fn needs_power_of_two_ranks(self) -> bool {
-        self == Collective::Hypercube
-    }
-
-    /// True when buffers are divided into per-rank chunks aligned to 16 bytes.
-    fn divides_by_ranks(self) -> bool {
-        !matches!(
-            self,
-            Collective::AllReduce
-                | Collective::Reduce
-                | Collective::Broadcast
-                | Collective::SendRecv
-        )
+        self.spec().power_of_two_ranks
     }
 
     /// Element counts for a requested size, as nccl-tests derives them: the full count is
-    /// `size / elt`; divided collectives use a per-rank chunk `floor(count / n)` rounded down to
-    /// a multiple of 16 bytes.
+    /// `size / elt`; per-rank collectives use a block `floor(count / n)` rounded down to a
+    /// multiple of 16 bytes.
     pub fn shape(self, size: usize, dtype: DataType, nranks: usize) -> Shape {
         let elt = dtype.size();
         let c = size / elt;
-        if !self.divides_by_ranks() {
-            return Shape {
-                count: c,
-                send_elems: c,
-                recv_elems: c,
-                bytes: c * elt,
-            };
+        if !self.spec().per_rank_count {
+            return self.shape_from_count(c, dtype, nranks);
         }
         let align = 16 / elt;
-        let b = (c / nranks) / align * align;
-        let (send, recv) = match self {
-            Collective::AllGather | Collective::Hypercube | Collective::Gather => (b, b * nranks),
-            Collective::ReduceScatter | Collective::Scatter => (b * nranks, b),
-            _ => (b * nranks, b * nranks), // alltoall
-        };
-        Shape {
-            count: b,
-            send_elems: send,
-            recv_elems: recv,
-            bytes: send.max(recv) * elt,
-        }
+        self.shape_from_count((c / nranks) / align * align, dtype, nranks)
     }
 
     /// The shape of a call from its NCCL count argument (what a backend sees), the inverse of
-    /// [`Collective::shape`].
+    /// [`Collective::shape`]. Uniform collectives only: every rank's buffers are alike.
     pub fn shape_from_count(self, count: usize, dtype: DataType, nranks: usize) -> Shape {
-        let (send, recv) = if !self.divides_by_ranks() {
-            (count, count)
-        } else {
-            match self {
-                Collective::AllGather | Collective::Hypercube | Collective::Gather => {
-                    (count, count * nranks)
-                }
-                Collective::ReduceScatter | Collective::Scatter => (count * nranks, count),
-                _ => (count * nranks, count * nranks),
-            }
-        };
+        let (send, recv) = self
+            .extents(count, 0, nranks)
+            .unwrap_or((usize::MAX, usize::MAX));
         Shape {
             count,
             send_elems: send,
             recv_elems: recv,
-            bytes: send.max(recv) * dtype.size(),
+            bytes: send.max(recv).saturating_mul(dtype.size()),
         }
+    }
+
+    /// Elements of `rank`'s send and receive regions for a call of `count`, or `None` on
+    /// overflow.
+    pub fn extents(self, count: usize, rank: usize, nranks: usize) -> Option<(usize, usize)> {
+        let spec = self.spec();
+        Some((
+            spec.send.elems(count, rank, nranks)?,
+            spec.recv.elems(count, rank, nranks)?,
+        ))
     }
 
     /// In-place element offsets `(send, recv)` from the shared buffer's base for `rank`.
     pub fn in_place_offsets(self, shape: &Shape, rank: usize) -> (usize, usize) {
-        match self {
-            Collective::ReduceScatter | Collective::Scatter => (0, rank * shape.count),
-            Collective::AllGather | Collective::Hypercube | Collective::Gather => {
-                (rank * shape.count, 0)
-            }
-            _ => (0, 0),
+        match self.spec().in_place {
+            InPlace::Base => (0, 0),
+            InPlace::SendAtOwnBlock => (rank * shape.count, 0),
+            InPlace::RecvAtOwnBlock => (0, rank * shape.count),
         }
     }
 
     /// Bytes in the algbw numerator.
     pub fn algbw_bytes(self, shape: &Shape, dtype: DataType, nranks: usize) -> f64 {
-        let elt = dtype.size() as f64;
-        match self {
-            Collective::Hypercube => shape.count as f64 * (nranks as f64 - 1.0) * elt,
-            _ => shape.bytes as f64,
+        match self.spec().algbw {
+            AlgBytes::Size => shape.bytes as f64,
+            AlgBytes::PeerBlocks => {
+                shape.count as f64 * (nranks as f64 - 1.0) * dtype.size() as f64
+            }
+        }
+    }
+
+    /// algbw's numerator over the `size` column's bytes at `nranks` ranks: 1, or `(n-1)/n`
+    /// for a collective that counts only its peers' blocks.
+    pub fn algbw_ratio(self, nranks: usize) -> f64 {
+        match self.spec().algbw {
+            AlgBytes::Size => 1.0,
+            AlgBytes::PeerBlocks => (nranks as f64 - 1.0) / nranks as f64,
         }
     }
 
     /// busbw = algbw x this factor.
     pub fn busbw_factor(self, nranks: usize) -> f64 {
-        let n = nranks as f64;
-        match self {
-            Collective::AllReduce => 2.0 * (n - 1.0) / n,
-            Collective::ReduceScatter
-            | Collective::AllGather
-            | Collective::AllToAll
-            | Collective::Gather
-            | Collective::Scatter => (n - 1.0) / n,
-            Collective::Broadcast
-            | Collective::Reduce
-            | Collective::SendRecv
-            | Collective::Hypercube => 1.0,
-        }
+        (self.spec().busbw_factor)(nranks as f64)
+    }
+
+    /// What `rank`'s send buffer holds before the call (out-of-place layout, relative to the
+    /// send pointer).
+    pub fn send_contents(
+        self,
+        shape: &Shape,
+        rank: usize,
+        nranks: usize,
+        root: usize,
+    ) -> Vec<Segment> {
+        (self.spec().send_contents)(shape, rank, nranks, root)
+    }
+
+    /// What `rank`'s receive buffer must hold after the call (relative to the recv pointer).
+    pub fn expected_contents(
+        self,
+        shape: &Shape,
+        rank: usize,
+        nranks: usize,
+        root: usize,
+    ) -> Vec<Segment> {
+        (self.spec().expected_contents)(shape, rank, nranks, root)
     }
 }
 

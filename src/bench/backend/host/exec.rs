@@ -9,9 +9,9 @@
 use super::arena::Arena;
 use super::barrier::Barrier;
 use super::plan::{self, Loc, Op};
-use super::reduce::reduce;
 use crate::bench::backend::Call;
 use crate::core::error::Error;
+use crate::core::reduce::reduce;
 
 /// Bytes reduced at a time: small enough to stay in cache while every rank's chunk is folded
 /// in and the result is written out; a multiple of every element size.

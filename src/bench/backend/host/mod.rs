@@ -3,8 +3,8 @@
 //! of the tests and what a machine without GPUs runs; its times say nothing about NCCL.
 //!
 //! Layout: `queue` holds the per-rank worker threads and their in-order queues, `exec` runs
-//! one call on one worker following the per-collective `plan`, `reduce` holds the reduction
-//! kernels, `arena` the buffers and their `unsafe` accessors (called only from `exec`),
+//! one call on one worker following the per-collective `plan` (the reduction kernels are
+//! `crate::core::reduce`, shared with the MPI backend), `arena` the buffers and their `unsafe` accessors (called only from `exec`),
 //! `barrier` the workers' rendezvous.
 
 mod arena;
@@ -13,15 +13,9 @@ mod exec;
 mod gate;
 mod plan;
 mod queue;
-mod reduce;
 mod switches;
 #[cfg(test)]
 mod tests;
-
-#[cfg(feature = "mpi")]
-pub(crate) use self::plan::extents;
-#[cfg(feature = "mpi")]
-pub(crate) use self::reduce::reduce;
 
 use self::arena::Arena;
 use self::queue::{Queues, Task};

@@ -9,7 +9,7 @@
 //! thread first copies all its inputs aside, then all threads write.
 
 use crate::bench::backend::{Buf, BufPtr, Call};
-use crate::core::collective::{Collective, Shape};
+use crate::core::collective::Collective;
 use crate::core::error::Error;
 
 /// A byte position in one rank's allocation.
@@ -47,20 +47,6 @@ pub(super) enum Op {
     },
 }
 
-/// Elements of each rank's send and receive region for `count`, or `None` on overflow.
-pub(crate) fn extents(coll: Collective, count: usize, nranks: usize) -> Option<(usize, usize)> {
-    let all = count.checked_mul(nranks)?;
-    Some(match coll {
-        Collective::AllReduce
-        | Collective::Reduce
-        | Collective::Broadcast
-        | Collective::SendRecv => (count, count),
-        Collective::AllGather | Collective::Hypercube | Collective::Gather => (count, all),
-        Collective::ReduceScatter | Collective::Scatter => (all, count),
-        Collective::AllToAll => (all, all),
-    })
-}
-
 /// Rejects calls that a worker cannot run: wrong rank count, bad root, non-power-of-two
 /// hypercube, or a region outside its allocation. `len(rank, buf)` is an allocation's size.
 pub(super) fn check(
@@ -87,8 +73,11 @@ pub(super) fn check(
     }
     let elt = call.dtype.size();
     let too_big = || Error::Backend(format!("host backend: count {} is too large", call.count));
-    let (send, recv) = extents(call.coll, call.count, nranks).ok_or_else(too_big)?;
     for (rank, args) in call.ranks.iter().enumerate() {
+        let (send, recv) = call
+            .coll
+            .extents(call.count, rank, nranks)
+            .ok_or_else(too_big)?;
         for (p, elems) in [(args.send, send), (args.recv, recv)] {
             let bytes = elems.checked_mul(elt).ok_or_else(too_big)?;
             let size = len(rank, p.buf);
@@ -106,12 +95,16 @@ pub(super) fn check(
 
 /// True when the plain plans may run without staging (see the module doc).
 pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
-    let Some((send, recv)) = extents(call.coll, call.count, nranks) else {
+    let Some(extents) = (0..nranks)
+        .map(|r| call.coll.extents(call.count, r, nranks))
+        .collect::<Option<Vec<_>>>()
+    else {
         return false;
     };
     let elt = call.dtype.size();
     let overlap = |r: usize| {
         let (s, d) = (call.ranks[r].send, call.ranks[r].recv);
+        let (send, recv) = extents[r];
         s.buf == d.buf
             && send > 0
             && recv > 0
@@ -124,12 +117,7 @@ pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
     if matches!(call.coll, Collective::AllToAll | Collective::SendRecv) {
         return false;
     }
-    let shape = Shape {
-        count: call.count,
-        send_elems: send,
-        recv_elems: recv,
-        bytes: send.max(recv) * elt,
-    };
+    let shape = call.coll.shape_from_count(call.count, call.dtype, nranks);
     call.ranks.iter().enumerate().all(|(r, a)| {
         let (s, d) = call.coll.in_place_offsets(&shape, r);
         a.send.buf == Buf::Recv

@@ -146,24 +146,23 @@ impl NcclBackend {
                         _ => (api.ncclReduceScatter)(send, recv, count, dt, op.0, a.comm, a.stream),
                     }
                 };
-                let name = nccl_name(call.coll);
-                let result = check(n, name, code, a.rank);
+                let result = check(n, call.coll.spec().nccl.call, code, a.rank);
                 self.drop_op(op, a)?;
                 result
             }
             Collective::AllGather => {
                 let code = unsafe { (api.ncclAllGather)(send, recv, count, dt, a.comm, a.stream) };
-                check(n, "ncclAllGather", code, a.rank)
+                check(n, call.coll.spec().nccl.call, code, a.rank)
             }
             Collective::Broadcast => {
                 let code =
                     unsafe { (api.ncclBroadcast)(send, recv, count, dt, root, a.comm, a.stream) };
-                check(n, "ncclBroadcast", code, a.rank)
+                check(n, call.coll.spec().nccl.call, code, a.rank)
             }
             Collective::AllToAll => match self.caps.alltoall {
                 Some(f) => {
                     let code = unsafe { f(send, recv, count, dt, a.comm, a.stream) };
-                    check(n, "ncclAlltoAll", code, a.rank)
+                    check(n, call.coll.spec().nccl.call, code, a.rank)
                 }
                 None => (0..nranks).try_for_each(|peer| {
                     let off = peer as u64 * count as u64 * elt;
@@ -178,7 +177,7 @@ impl NcclBackend {
                 match self.caps.gather {
                     Some(f) => {
                         let code = unsafe { f(send, recv, count, dt, root, a.comm, a.stream) };
-                        check(n, "ncclGather", code, a.rank)
+                        check(n, call.coll.spec().nccl.call, code, a.rank)
                     }
                     None => {
                         self.send(a.send, count, dt, call.root, a)?;
@@ -199,7 +198,7 @@ impl NcclBackend {
                 match self.caps.scatter {
                     Some(f) => {
                         let code = unsafe { f(send, recv, count, dt, root, a.comm, a.stream) };
-                        check(n, "ncclScatter", code, a.rank)
+                        check(n, call.coll.spec().nccl.call, code, a.rank)
                     }
                     None => {
                         if a.rank == call.root {
@@ -351,14 +350,6 @@ impl Failure {
 
 fn check(nccl: &Nccl, call: &'static str, code: ncclResult_t, rank: usize) -> Result<(), Failure> {
     nccl.check(call, code).map_err(|e| Failure::Nccl(e, rank))
-}
-
-fn nccl_name(c: Collective) -> &'static str {
-    match c {
-        Collective::AllReduce => "ncclAllReduce",
-        Collective::Reduce => "ncclReduce",
-        _ => "ncclReduceScatter",
-    }
 }
 
 /// `all_reduce float sum count 262144` for error messages.

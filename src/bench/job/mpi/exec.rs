@@ -12,10 +12,10 @@
 //! launch mechanics, its times are not an MPI allreduce benchmark.
 
 use super::nb::{self, Comm, Posted, Stuck};
-use crate::bench::backend::host::{extents, reduce};
 use crate::bench::backend::{Buf, BufPtr, Call};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
+use crate::core::reduce::reduce;
 use std::time::Instant;
 
 /// A process's buffers and scratch space.
@@ -96,7 +96,7 @@ pub(super) fn run(
 ) -> Result<Option<Stuck>, Error> {
     let elt = call.dtype.size();
     let too_big = || Error::Backend(format!("mpi backend: count {} is too large", call.count));
-    let (se, re) = extents(call.coll, call.count, n).ok_or_else(too_big)?;
+    let (se, re) = call.coll.extents(call.count, r, n).ok_or_else(too_big)?;
     let (sb, rb, bb) = (se * elt, re * elt, call.count * elt);
     let args = call.ranks.first().copied().ok_or_else(|| {
         Error::Backend("mpi backend: a call needs this process's pointers".into())

@@ -3,10 +3,10 @@
 //! scalars, float avg's rounded 1/n, and exact fp8 arithmetic.
 
 use super::model::{finite, mix, naive};
-use crate::bench::backend::host::reduce::reduce;
 use crate::core::dtype::DataType;
 use crate::core::numeric::{from_f64, load, store, to_f64, width_mask};
 use crate::core::op::RedOp;
+use crate::core::reduce::reduce;
 
 /// Runs the kernel on one element per rank.
 fn one(dtype: DataType, op: RedOp, xs: &[u64]) -> u64 {

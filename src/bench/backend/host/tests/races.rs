@@ -2,7 +2,7 @@
 //! thread writes bytes another thread reads or writes, and no thread's op reads what an earlier
 //! op of the same thread wrote, for every collective and rank count, out-of-place and in-place.
 
-use crate::bench::backend::host::plan::{direct_ok, extents, phases, Loc, Op};
+use crate::bench::backend::host::plan::{direct_ok, phases, Loc, Op};
 use crate::bench::backend::{rank_args, Buf, Call};
 use crate::core::collective::{Collective, Shape};
 use crate::core::dtype::DataType;
@@ -77,7 +77,7 @@ fn conflict(call: &Call, n: usize) -> Option<String> {
 
 fn call(coll: Collective, n: usize, root: usize, placement: Placement) -> Call {
     let count = 7; // odd, so shares of the unchunked collectives are uneven
-    let (send, recv) = extents(coll, count, n).unwrap();
+    let (send, recv) = coll.extents(count, 0, n).unwrap();
     let shape = Shape {
         count,
         send_elems: send,

@@ -40,7 +40,7 @@ fn map<T: Lane>(out: &mut [u8], f: impl Fn(T) -> T) {
 }
 
 /// Reduces `inputs` (one slice per rank, in rank order, each as long as `out`) into `out`.
-pub(crate) fn reduce(dtype: DataType, op: RedOp, inputs: &[&[u8]], out: &mut [u8]) {
+pub fn reduce(dtype: DataType, op: RedOp, inputs: &[&[u8]], out: &mut [u8]) {
     match dtype {
         DataType::Int8 => ints::<i8>(op, inputs, out),
         DataType::Uint8 => ints::<u8>(op, inputs, out),
