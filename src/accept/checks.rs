@@ -373,5 +373,4 @@ pub fn baseline(cmp: &crate::analysis::compare::model::Comparison) -> Vec<Check>
 }
 
 #[cfg(test)]
-#[path = "checks_tests.rs"]
 mod tests;

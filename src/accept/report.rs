@@ -427,5 +427,4 @@ fn escape(s: &str, in_attr: bool) -> String {
 }
 
 #[cfg(test)]
-#[path = "report_tests.rs"]
 mod tests;

@@ -15,10 +15,6 @@ mod validate;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_help;
-#[cfg(test)]
-mod tests_validate;
 
 use crate::config::{AnalyzeConfig, ReportFormat, RunConfig};
 use crate::core::collective::Collective;

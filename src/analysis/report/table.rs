@@ -228,7 +228,7 @@ pub(crate) fn counts(analysis: &Analysis) -> String {
 }
 
 #[cfg(test)]
-mod model_tests {
+mod tests {
     use super::*;
     use crate::analysis::report::fixture;
 

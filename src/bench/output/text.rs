@@ -10,8 +10,6 @@ use crate::bench::output::Sink;
 use crate::result::{Measurement, Placement, Row, RowKey, RunMeta, Summary};
 use std::io::{self, Write};
 
-#[cfg(test)]
-mod fixture_tests;
 mod header;
 #[cfg(test)]
 mod tests;

@@ -3,8 +3,8 @@
 //! its parsed numbers with our formatting and must equal the original byte for byte.
 //! Skipped (with a message) when the shared fixtures are not present.
 
-use super::header::{column_header, Columns};
-use super::{body, preamble};
+use super::super::header::{column_header, Columns};
+use super::super::{body, preamble};
 use crate::bench::output::format::c_g;
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;

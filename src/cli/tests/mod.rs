@@ -1,6 +1,9 @@
 //! Tests of the command line as a whole: defaults, every flag's spellings, program-name
 //! dispatch; and the helpers the other test files share.
 
+mod help;
+mod validate;
+
 use super::*;
 use crate::config::{BackendChoice, RootChoice, TimeReduce, Timer};
 use crate::core::dtype::DataType;

@@ -1,8 +1,8 @@
 //! Tests of what clap itself produces: help and version text, its errors reduced to one line,
 //! and the consistency of the clap definition.
 
-use super::tests::{argv, usage, FLAGS};
-use super::*;
+use super::super::*;
+use super::{argv, usage, FLAGS};
 
 #[test]
 fn clap_errors_become_one_line_naming_the_culprit() {

@@ -1,6 +1,8 @@
 //! Golden tests of the text table: the reference example byte for byte, then one test per
 //! variant (-C, -S, -I/-K, N/A, hypercube, -z, -p, reduced maxBytes, footers).
 
+mod fixture;
+
 use super::TextSink;
 use crate::bench::output::testdata::{drive, iter_stats, meta, rows, summary};
 use crate::bench::output::Sink;

@@ -1,8 +1,8 @@
 //! Tests of the range and combination checks: each bad value is a one-line usage error (exit
 //! status 2) that names the flag and the value.
 
-use super::tests::{run, usage};
-use super::*;
+use super::super::*;
+use super::{run, usage};
 use crate::config::RootChoice;
 use crate::core::error::exit;
 use crate::result::Step;
