@@ -6,11 +6,9 @@
 //! asynchronous NCCL failure (exit 3) and too few GPUs (exit 2). JUnit XML is validated by
 //! parsing it.
 
-mod support;
-
+use crate::support::fake_nccl::fake_env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::fake_nccl::fake_env;
 
 struct Run {
     code: Option<i32>,

@@ -2,8 +2,6 @@
 //! NCCL (small sizes): every step passes and leaves its files, so the script is ready for a
 //! machine with GPUs.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
@@ -13,7 +11,7 @@ fn the_gpu_check_script_runs_every_step_and_writes_its_files() {
     let out = dir.path().join("check");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut cmd = Command::new(root.join("scripts/gpu-check.sh"));
-    support::fake_nccl::fake_env(&mut cmd);
+    crate::support::fake_nccl::fake_env(&mut cmd);
     let status = cmd
         .arg(&out)
         .arg(env!("CARGO_BIN_EXE_ncclbench"))

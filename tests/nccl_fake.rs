@@ -6,12 +6,10 @@
 //! and failures: corrupted data (exit 7), a hung collective under -T (exit 4, rows kept), an
 //! asynchronous NCCL error (exit 3), too few GPUs (exit 5), the memory clamp of -e.
 
-mod support;
-
+use crate::support::fake_nccl::fake_env;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::fake_nccl::fake_env;
 
 struct Run {
     code: Option<i32>,

@@ -6,13 +6,11 @@
 //! across -g 2, -m 2, -G, -c, all_gather's byte convention, other ranks' lines, conflicting
 //! user settings, the host backend, and an absent NVTX library.
 
-mod support;
-
+use crate::support::fake_nccl::fake_env;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
-use support::fake_nccl::fake_env;
 
 struct Run {
     code: Option<i32>,
