@@ -1,5 +1,4 @@
 //! Shared helpers of the integration tests.
-#![allow(dead_code)]
 
 pub mod bin;
 pub mod fake_nccl;
