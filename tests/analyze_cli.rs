@@ -3,7 +3,7 @@
 //! one-line errors for bad input.
 //!
 //! Regenerate the golden text after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test --test analyze_cli` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- analyze_cli::` and review the diff.
 
 use crate::support::bin::{self, ncclbench};
 use std::path::PathBuf;

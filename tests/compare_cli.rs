@@ -5,7 +5,7 @@
 //! of naming the sides. Nothing asserts timings: the inputs are fixed files.
 //!
 //! Regenerate the golden text after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test --test compare_cli` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- compare_cli::` and review the diff.
 
 use crate::support::bin::{data, ncclbench};
 use std::path::PathBuf;

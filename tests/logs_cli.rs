@@ -5,7 +5,7 @@
 //! one-line errors.
 //!
 //! Regenerate the golden files after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test --test logs_cli` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- logs_cli::` and review the diff.
 
 use crate::support::bin::{self, ncclbench, real_fixtures};
 use std::path::PathBuf;
