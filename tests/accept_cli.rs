@@ -6,20 +6,12 @@
 //! asynchronous NCCL failure (exit 3) and too few GPUs (exit 2). JUnit XML is validated by
 //! parsing it.
 
-mod support;
-
+use crate::support::bin::{ncclbench, run, Run};
+use crate::support::fake_nccl::fake_env;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use support::fake_nccl::fake_env;
-
-struct Run {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
 
 fn accept(args: &[&str], envs: &[(&str, &str)], fake: bool) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ncclbench"));
+    let mut cmd = ncclbench();
     if fake {
         fake_env(&mut cmd);
     }
@@ -27,12 +19,7 @@ fn accept(args: &[&str], envs: &[(&str, &str)], fake: bool) -> Run {
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let o = cmd.output().expect("run ncclbench accept");
-    Run {
-        code: o.status.code(),
-        out: String::from_utf8_lossy(&o.stdout).into_owned(),
-        err: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    run(&mut cmd)
 }
 
 /// `ncclbench accept --profile PROF --out OUT --backend host -g 2 EXTRA` (two ranks).
@@ -189,7 +176,7 @@ fn a_passing_profile_runs_every_collective_and_writes_every_file() {
     assert!(again.err.contains("is not empty"), "{}", again.err);
 
     // A profile made from this healthy run names every collective and the run as baseline.
-    let made = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let made = ncclbench()
         .args(["accept", "--make-profile"])
         .arg(out.join("performance"))
         .args(["--name", "healthy"])

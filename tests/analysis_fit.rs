@@ -5,7 +5,6 @@
 //! spurious breakpoint in at least 95% of seeds. Then real published tables (skipped when
 //! `../shared` is absent): the regimes, steps and glitches an engineer sees in them.
 
-#[path = "analysis_fit/synthetic.rs"]
 mod synthetic;
 
 use ncclbench::analysis::build::analyze;
@@ -183,7 +182,6 @@ fn the_generator_refuses_unidentifiable_curves() {
     assert!(err.is_some_and(|e| e.contains("bandwidth term")));
 }
 
-#[path = "analysis_fit/real.rs"]
 mod real;
 
 /// The curves of a real fixture, or `None` when the shared fixtures are absent.

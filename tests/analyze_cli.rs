@@ -3,23 +3,18 @@
 //! one-line errors for bad input.
 //!
 //! Regenerate the golden text after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test --test analyze_cli` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- analyze_cli::` and review the diff.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use crate::support::bin::{self, ncclbench};
+use std::path::PathBuf;
+use std::process::Output;
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/analysis")
-        .join(name)
+    bin::data("analysis").join(name)
 }
 
 fn analyze(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ncclbench"))
-        .arg("analyze")
-        .args(args)
-        .output()
-        .unwrap()
+    ncclbench().arg("analyze").args(args).output().unwrap()
 }
 
 fn sweeps() -> [String; 2] {
@@ -163,8 +158,7 @@ fn bad_inputs_are_one_line_errors_with_status_2() {
 /// report's own keys unchanged before it).
 #[test]
 fn nccl_log_findings_are_reported_next_to_the_curves() {
-    let log =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/logs/v2.27_named_symmetric.log");
+    let log = bin::data("logs/v2.27_named_symmetric.log");
     let log = log.to_str().unwrap();
     let [a, _] = sweeps();
     let text = analyze(&[&a, "--nccl-log", log]);

@@ -1,10 +1,11 @@
 //! Bad input through the real binary: one clear line on stderr, exit status 2, nothing on
 //! stdout, never a panic or a hang.
 
-use std::process::{Command, Output};
+use crate::support::bin;
+use std::process::Output;
 
 fn ncclbench(args: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    bin::ncclbench()
         .args(args.split_whitespace())
         .env("NCCLBENCH_TEST", "1")
         .output()
@@ -120,7 +121,7 @@ fn a_devices_list_must_name_one_device_per_local_rank() {
 
 #[test]
 fn nccl_tests_device_must_be_a_number() {
-    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let out = bin::ncclbench()
         .args(["all_reduce", "--backend", "nccl", "-b", "8", "-e", "8"])
         .env("NCCL_TESTS_DEVICE", "first")
         .env("NCCLBENCH_NCCL_LIB", "/nonexistent/libnccl.so.2")

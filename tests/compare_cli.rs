@@ -5,18 +5,19 @@
 //! of naming the sides. Nothing asserts timings: the inputs are fixed files.
 //!
 //! Regenerate the golden text after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test --test compare_cli` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- compare_cli::` and review the diff.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use crate::support::bin::{data, ncclbench};
+use std::path::PathBuf;
+use std::process::Output;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/compare")
+    data("compare")
 }
 
 /// Runs `ncclbench compare ARGS` in the data folder (so reports show short relative paths).
 fn compare(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    ncclbench()
         .current_dir(dir())
         .arg("compare")
         .args(args)

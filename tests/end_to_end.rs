@@ -2,17 +2,14 @@
 //! nccl-tests text layout, `<collective>_perf` dispatch, CSV and JSON files, the bandwidth
 //! threshold, and an interrupted run keeping every completed row.
 
+use crate::support::bin::{ncclbench, EXE};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_ncclbench")
-}
-
 fn run(args: &str) -> Output {
-    Command::new(bin())
+    ncclbench()
         .args(args.split_whitespace())
         .output()
         .expect("run ncclbench")
@@ -78,7 +75,7 @@ fn all_reduce_over_four_host_ranks_prints_a_verified_nccl_tests_table() {
 fn a_binary_named_like_an_nccl_tests_program_runs_that_collective() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("all_gather_perf");
-    std::os::unix::fs::symlink(bin(), &link).unwrap();
+    std::os::unix::fs::symlink(EXE, &link).unwrap();
     let out = Command::new(&link)
         .args(["-b", "1K", "-e", "4K", "-f", "2", "-g", "2"])
         .output()
@@ -167,7 +164,7 @@ fn csv_and_json_hold_one_record_per_measurement() {
 
 #[test]
 fn average_bandwidth_below_the_threshold_fails_with_status_7() {
-    let out = Command::new(bin())
+    let out = ncclbench()
         .args(["all_reduce", "-b", "8", "-e", "1K", "-f", "2", "-g", "2"])
         .env("NCCL_TESTS_MIN_BW", "1000000")
         .output()
@@ -200,7 +197,7 @@ fn a_killed_run_keeps_every_completed_row_in_every_output() {
     let csv = dir.path().join("r.csv");
     let json = dir.path().join("r.json");
     // -N 0 runs forever; it is killed once rows have appeared.
-    let mut child = Command::new(bin())
+    let mut child = ncclbench()
         .args([
             "all_reduce",
             "-b",

@@ -2,10 +2,8 @@
 //! and finds every entry point it resolves, and ncclbench's driver wrapper resolves its whole
 //! table from it (so the fake's symbol set is complete) and works through it.
 
-mod support;
-
+use crate::support::fake_nccl::fake_lib_dir;
 use ncclbench::bench::cuda::{Context, DeviceBuffer, Driver, Event, Stream};
-use support::fake_nccl::fake_lib_dir;
 
 fn driver() -> Driver {
     let path = fake_lib_dir().join("libcuda.so.1");

@@ -4,8 +4,7 @@
 //! differ from a clean run, for every collective, several types/ops, rank counts and both
 //! placements; and it must be non-zero wherever the fault changed anything.
 
-mod support;
-
+use crate::support::fault::{Fault, Faulty};
 use ncclbench::bench::backend::host::HostBackend;
 use ncclbench::bench::backend::{rank_args, Backend, Buf, Call};
 use ncclbench::bench::verify::{self, CheckCase};
@@ -14,7 +13,6 @@ use ncclbench::core::dtype::DataType;
 use ncclbench::core::numeric;
 use ncclbench::core::op::RedOp;
 use ncclbench::result::Placement;
-use support::fault::{Fault, Faulty};
 
 const SIZE: usize = 3 * 1024;
 const BASE: usize = 24;

@@ -2,21 +2,19 @@
 //! NCCL (small sizes): every step passes and leaves its files, so the script is ready for a
 //! machine with GPUs.
 
-mod support;
-
-use std::path::Path;
+use crate::support::bin::{root, EXE};
+use crate::support::fake_nccl::fake_env;
 use std::process::Command;
 
 #[test]
 fn the_gpu_check_script_runs_every_step_and_writes_its_files() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("check");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut cmd = Command::new(root.join("scripts/gpu-check.sh"));
-    support::fake_nccl::fake_env(&mut cmd);
+    let mut cmd = Command::new(root().join("scripts/gpu-check.sh"));
+    fake_env(&mut cmd);
     let status = cmd
         .arg(&out)
-        .arg(env!("CARGO_BIN_EXE_ncclbench"))
+        .arg(EXE)
         .env("GPU_CHECK_MAX", "64K")
         .env("GPU_CHECK_CHECK_MAX", "8K")
         .env("GPU_CHECK_PAIR_MAX", "64K")

@@ -3,16 +3,12 @@
 //! work with one line and exit status 2. Without the `mpi` feature it also runs the real thing:
 //! the binary under `mpirun -np 2`, when mpirun is installed.
 
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ncclbench"))
-}
+use crate::support::bin::ncclbench;
 
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn launcher_variables_without_mpi_support_are_refused() {
-    let out = bin()
+    let out = ncclbench()
         .args(["all_reduce", "--backend", "host", "-b", "8", "-e", "8"])
         .env("OMPI_COMM_WORLD_SIZE", "2")
         .env("OMPI_COMM_WORLD_RANK", "0")
@@ -31,7 +27,7 @@ fn launcher_variables_without_mpi_support_are_refused() {
         "{err}"
     );
     // The other ranks stay silent.
-    let out = bin()
+    let out = ncclbench()
         .args(["all_reduce", "-b", "8", "-e", "8"])
         .env("PMI_SIZE", "4")
         .env("PMI_RANK", "3")
@@ -44,7 +40,7 @@ fn launcher_variables_without_mpi_support_are_refused() {
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn backend_mpi_needs_the_feature() {
-    let out = bin()
+    let out = ncclbench()
         .args(["all_reduce", "--backend", "mpi", "-b", "8", "-e", "8"])
         .output()
         .unwrap();
@@ -55,12 +51,11 @@ fn backend_mpi_needs_the_feature() {
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn the_default_build_under_real_mpirun_is_refused() {
-    let Some(mpirun) = mpirun() else {
+    use crate::support::mpi::{have_mpirun, mpirun};
+    if !have_mpirun() {
         return;
-    };
-    let out = Command::new(mpirun)
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
-        .arg(env!("CARGO_BIN_EXE_ncclbench"))
+    }
+    let out = mpirun(2, &[])
         .args(["all_reduce", "--backend", "host", "-b", "8", "-e", "8"])
         .output()
         .unwrap();
@@ -71,13 +66,12 @@ fn the_default_build_under_real_mpirun_is_refused() {
     assert!(!all.contains("Collective test starting"), "{all}");
 }
 
-/// mpirun, or `None` with the reason printed (a failure on CI, where it must be installed).
 /// The MPI build under another MPI's launcher (MPICH's `PMI_*` variables, Open MPI's library
 /// running as a singleton) sees a world of 1 and refuses.
 #[cfg(feature = "mpi")]
 #[test]
 fn an_mpi_world_unlike_the_launchers_is_refused() {
-    let out = bin()
+    let out = ncclbench()
         .args(["all_reduce", "--backend", "mpi", "-b", "8", "-e", "8"])
         .env("PMI_SIZE", "4")
         .env("PMI_RANK", "0")
@@ -89,18 +83,4 @@ fn an_mpi_world_unlike_the_launchers_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("MPI sees a world of 1"), "{err}");
     assert!(err.contains("--features mpi"), "{err}");
-}
-
-#[cfg(not(feature = "mpi"))]
-fn mpirun() -> Option<&'static str> {
-    let found = Command::new("mpirun").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "mpirun is missing on CI (.ci/run installs openmpi-bin)"
-        );
-        eprintln!("skipped: mpirun is not installed");
-        return None;
-    }
-    Some("mpirun")
 }

@@ -5,10 +5,11 @@
 //! one-line errors.
 //!
 //! Regenerate the golden files after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test --test logs_cli` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- logs_cli::` and review the diff.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use crate::support::bin::{self, ncclbench, real_fixtures};
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
 
 const SAMPLES: [&str; 8] = [
     "v2.18_table_only",
@@ -22,14 +23,12 @@ const SAMPLES: [&str; 8] = [
 ];
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/logs")
-        .join(name)
+    bin::data("logs").join(name)
 }
 
 /// Runs `ncclbench logs` from the data directory, so file labels are relative and stable.
 fn logs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    ncclbench()
         .current_dir(data(""))
         .arg("logs")
         .args(args)
@@ -219,7 +218,7 @@ fn redaction_leaves_no_identifier_in_text_or_json() {
 
 #[test]
 fn real_published_logs_parse_with_sensible_counts() {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real");
+    let real = real_fixtures();
     if !real.is_dir() {
         eprintln!("skipped: {} is absent", real.display());
         return;
@@ -232,17 +231,12 @@ fn real_published_logs_parse_with_sensible_counts() {
     files.sort();
     for f in &files {
         for flags in [&[][..], &["--json"], &["--redact", "--json"]] {
-            let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
-                .arg("logs")
-                .arg(f)
-                .args(flags)
-                .output()
-                .unwrap();
+            let out = ncclbench().arg("logs").arg(f).args(flags).output().unwrap();
             assert_eq!(out.status.code(), Some(0), "{}", f.display());
         }
     }
     let json = |name: &str| -> serde_json::Value {
-        let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+        let out = ncclbench()
             .arg("logs")
             .arg(real.join(name))
             .arg("--json")
@@ -309,7 +303,7 @@ fn real_published_logs_parse_with_sensible_counts() {
 
 #[test]
 fn stdin_is_read_with_a_dash() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let mut child = ncclbench()
         .args(["logs", "-", "--json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

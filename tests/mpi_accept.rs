@@ -4,14 +4,12 @@
 //! names the rank. Skipped with a printed reason where mpirun is absent, except on CI.
 #![cfg(feature = "mpi")]
 
-mod support;
-
+use crate::support::mpi::have_mpirun;
 use std::path::Path;
 use std::process::Output;
-use support::mpi::have_mpirun;
 
 fn mpirun(np: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut c = support::mpi::mpirun(np, env);
+    let mut c = crate::support::mpi::mpirun(np, env);
     c.arg("accept").args(args);
     c.output().unwrap()
 }

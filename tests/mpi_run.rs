@@ -4,15 +4,13 @@
 //! a printed reason where mpirun is absent, except on CI (CI=true), where that fails.
 #![cfg(feature = "mpi")]
 
-mod support;
-
+use crate::support::mpi::have_mpirun;
 use std::process::Output;
 use std::time::{Duration, Instant};
-use support::mpi::have_mpirun;
 
 /// `mpirun -np N ncclbench ARGS` with `env` exported to every rank.
 fn mpirun(np: usize, env: &[(&str, &str)], args: &str) -> (Output, Duration) {
-    let mut c = support::mpi::mpirun(np, env);
+    let mut c = crate::support::mpi::mpirun(np, env);
     c.args(args.split_whitespace());
     let t = Instant::now();
     let out = c.output().unwrap();

@@ -6,33 +6,20 @@
 //! and failures: corrupted data (exit 7), a hung collective under -T (exit 4, rows kept), an
 //! asynchronous NCCL error (exit 3), too few GPUs (exit 5), the memory clamp of -e.
 
-mod support;
-
+use crate::support::bin::{ncclbench, Run};
+use crate::support::fake_nccl::fake_env;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
-use support::fake_nccl::fake_env;
-
-struct Run {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
 
 /// Runs `ncclbench <args>` on the fake with extra environment variables.
 fn run(args: &str, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ncclbench"));
+    let mut cmd = ncclbench();
     fake_env(&mut cmd);
     cmd.args(args.split_whitespace());
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let o = cmd.output().expect("run ncclbench");
-    Run {
-        code: o.status.code(),
-        out: String::from_utf8_lossy(&o.stdout).into_owned(),
-        err: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    crate::support::bin::run(&mut cmd)
 }
 
 /// Data rows of the text table.

@@ -3,8 +3,8 @@
 //! version, and a benchmark on a machine without a CUDA driver stops within seconds with one
 //! line naming the missing driver. Skipped (with a note) where the variable is unset.
 
+use crate::support::bin::ncclbench;
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn real_lib() -> Option<PathBuf> {
@@ -22,7 +22,7 @@ fn real_lib() -> Option<PathBuf> {
 #[test]
 fn env_reports_the_loaded_library_and_its_runtime_version() {
     let Some(lib) = real_lib() else { return };
-    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let out = ncclbench()
         .args(["env", "--json", "--nccl-lib"])
         .arg(&lib)
         .output()
@@ -48,7 +48,7 @@ fn a_benchmark_without_a_cuda_driver_fails_fast_with_one_line() {
         return;
     }
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let out = ncclbench()
         .args([
             "all_reduce",
             "--backend",
@@ -81,7 +81,7 @@ fn auto_falls_back_to_host_and_says_why_without_a_driver() {
         eprintln!("skipped: this machine has a CUDA driver");
         return;
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let out = ncclbench()
         .args(["all_reduce", "-b", "8", "-e", "64", "-f", "2", "--nccl-lib"])
         .arg(&lib)
         .output()

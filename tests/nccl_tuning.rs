@@ -6,22 +6,14 @@
 //! across -g 2, -m 2, -G, -c, all_gather's byte convention, other ranks' lines, conflicting
 //! user settings, the host backend, and an absent NVTX library.
 
-mod support;
-
+use crate::support::bin::{self, ncclbench, Run};
+use crate::support::fake_nccl::fake_env;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
-use support::fake_nccl::fake_env;
-
-struct Run {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
 
 fn run(dir: &Path, args: &str, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ncclbench"));
+    let mut cmd = ncclbench();
     fake_env(&mut cmd);
     cmd.current_dir(dir).args(args.split_whitespace());
     for k in ["NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"] {
@@ -30,12 +22,7 @@ fn run(dir: &Path, args: &str, envs: &[(&str, &str)]) -> Run {
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let o = cmd.output().expect("run ncclbench");
-    Run {
-        code: o.status.code(),
-        out: String::from_utf8_lossy(&o.stdout).into_owned(),
-        err: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    bin::run(&mut cmd)
 }
 
 /// The CSV records as column -> value maps.
@@ -264,7 +251,7 @@ fn analyze_reads_the_decisions_and_model_times_back() {
     assert_eq!(r.code, Some(0), "{}", r.err);
     let rows = csv(&dir.path().join("r.csv"));
     assert!(rows.iter().all(|r| !r["nccl_model_time_us"].is_empty()));
-    let out = Command::new(env!("CARGO_BIN_EXE_ncclbench"))
+    let out = ncclbench()
         .arg("analyze")
         .arg(dir.path().join("r.csv"))
         .output()

@@ -3,7 +3,8 @@
 //! JSON) — and without `--redact` the same run does show them, so the check can fail. The
 //! environment record itself is checked for the facts it must hold.
 
-use std::process::{Command, Stdio};
+use crate::support::bin::ncclbench;
+use std::process::Stdio;
 
 const SECRET: &str = "hunter2-sesame";
 const IP: &str = "10.123.45.67";
@@ -19,7 +20,7 @@ fn run(redact: bool) -> Outputs {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("r.csv");
     let json = dir.path().join("r.json");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ncclbench"));
+    let mut cmd = ncclbench();
     cmd.args([
         "all_reduce",
         "--backend",

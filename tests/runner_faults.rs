@@ -2,13 +2,11 @@
 //! counter and exit status 7; a hung wait under `-T` stops the run with a timeout error (exit 4)
 //! naming the case, after the sinks were finished with every completed row.
 
-mod support;
-
+use crate::support::fault::{Fault, Faulty};
+use crate::support::run::{config, run_captured, run_with};
 use ncclbench::bench::backend::host::HostBackend;
 use ncclbench::core::error::{exit, Error};
 use std::time::{Duration, Instant};
-use support::fault::{Fault, Faulty};
-use support::run::{config, run_captured, run_with};
 
 #[test]
 fn wrong_data_is_reported_per_placement_and_fails_the_run_with_status_7() {

@@ -3,9 +3,7 @@
 //! (-z 1..3) with aggregation (-m), cputime (-C), unaligned buffers (-u), cycles (-N), several
 //! verification runs (-c), and the -a reductions.
 
-mod support;
-
-use support::run::run_host;
+use crate::support::run::run_host;
 
 fn assert_verified(args: &str) -> ncclbench::bench::runner::Outcome {
     let out = run_host(args).unwrap_or_else(|e| panic!("{args}: {e}"));
@@ -125,14 +123,14 @@ fn device_timer_verifies_in_every_loop_shape() {
 /// device-timed one, because the loop runs only after it is fully queued.
 #[test]
 fn device_timer_leaves_the_enqueue_cost_out() {
+    use crate::support::fault::{Fault, Faulty};
     use std::time::Duration;
-    use support::fault::{Fault, Faulty};
     let slow = Fault::SlowLaunch(Duration::from_millis(150));
     let time = |args: &str| {
-        let cfg = support::run::config(args);
+        let cfg = crate::support::run::config(args);
         let host = ncclbench::bench::backend::host::HostBackend::new(cfg.local_ranks()).unwrap();
         let mut b = Faulty::new(host, slow);
-        let out = support::run::run_with(&cfg, &mut b).expect(args);
+        let out = crate::support::run::run_with(&cfg, &mut b).expect(args);
         out.rows[0].out_of_place.time_us
     };
     let host_us = time("all_reduce -g 2 -b 1K -e 1K -n 3 -w 0 -c 0");

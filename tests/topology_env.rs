@@ -8,17 +8,15 @@
 //! prove the record is refreshed at the end of the run (the connections are not in the log
 //! when the outputs begin), and that everything else stays unknown rather than guessed.
 
-mod support;
-
+use crate::support::bin::ncclbench;
+use crate::support::fake_nccl::fake_env;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-use support::fake_nccl::fake_env;
 
 /// Runs ncclbench on fake-nccl 2.27.3 in `dir` with `args`; returns stdout after checking the
 /// exit status.
 fn run(dir: &Path, args: &str) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ncclbench"));
+    let mut cmd = ncclbench();
     fake_env(&mut cmd);
     cmd.current_dir(dir).args(args.split_whitespace());
     for k in ["NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"] {

@@ -4,10 +4,8 @@
 //! measurement must report exactly 0 wrong elements, and unchecked ones (in-place sendrecv and
 //! alltoall) must report N/A.
 
-mod support;
-
+use crate::support::run::run_host;
 use ncclbench::core::collective::Collective;
-use support::run::run_host;
 
 fn check_all(coll: Collective, n: usize) {
     let ops = if coll.iterates_ops() { "all" } else { "sum" };

@@ -3,16 +3,15 @@
 //! readers cover every layout; this keeps the fit tests independent of them).
 
 use super::synthetic::row;
+use crate::support::bin::real_fixtures;
 use ncclbench::analysis::input::{InputRow, ReadSet};
 use ncclbench::core::collective::Collective;
 use ncclbench::result::Placement;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Path of a fixture, or `None` (with a message) when the shared folder is absent.
 pub fn fixture(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/real")
-        .join(name);
+    let path = real_fixtures().join(name);
     if path.exists() {
         Some(path)
     } else {

@@ -18,7 +18,7 @@ pub fn fake_lib_dir() -> &'static Path {
 }
 
 fn build() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = super::bin::root();
     let target = root.join("target").join("fake-nccl");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)

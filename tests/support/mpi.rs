@@ -28,6 +28,6 @@ pub fn mpirun(np: usize, env: &[(&str, &str)]) -> Command {
     for (k, v) in env {
         c.env(k, v).args(["-x", k]);
     }
-    c.arg(env!("CARGO_BIN_EXE_ncclbench"));
+    c.arg(super::bin::EXE);
     c
 }

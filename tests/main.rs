@@ -1,0 +1,29 @@
+//! The integration tests as one test binary, so the library and its dependencies link once
+//! instead of once per test file. Each module is one test file, its tests named under its path
+//! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
+//! `mpi_accept` and `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
+
+mod support;
+
+mod accept_cli;
+mod analysis_fit;
+mod analyze_cli;
+mod cli_errors;
+mod compare_cli;
+mod end_to_end;
+mod fake_nccl_loads;
+mod fault_injection;
+mod gpu_check_script;
+mod launcher_refusal;
+mod layering;
+mod logs_cli;
+mod mpi_accept;
+mod mpi_run;
+mod nccl_fake;
+mod nccl_real_lib;
+mod nccl_tuning;
+mod redact_outputs;
+mod runner_faults;
+mod timing_modes;
+mod topology_env;
+mod verification_matrix;
