@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let found = findings(&summary);
-    for redact in [Redactor::none(), Redactor::new(&summary)] {
+    for redact in [Redactor::none(), summary.redactor()] {
         let rep = Report {
             summary: &summary,
             findings: &found,
