@@ -9,8 +9,11 @@ pub mod build;
 pub mod compare;
 pub mod curve;
 pub mod fit;
+#[cfg(test)]
+pub(crate) mod fixture;
 pub mod input;
 pub mod log_findings;
 pub mod plot;
 pub mod read;
 pub mod report;
+pub(crate) mod units;

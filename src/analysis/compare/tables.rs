@@ -4,7 +4,7 @@
 
 use super::model::{Change, Comparison, CurveComparison, CurveId, Side, SizeComparison};
 use crate::analysis::report::table::{Align, Table};
-use crate::analysis::report::units;
+use crate::analysis::units;
 use Align::{Left, Right};
 
 /// A table with `(title, alignment)` columns and these rows.

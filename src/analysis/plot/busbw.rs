@@ -8,7 +8,7 @@ use crate::analysis::plot::frame::{Chart, LegendItem, Mark, BOTTOM, TOP};
 use crate::analysis::plot::model::{self, Band};
 use crate::analysis::plot::scale::{self, Axis, Kind};
 use crate::analysis::plot::svg::{Stroke, TextStyle};
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// Colour of the half-performance marker.
 const HALF_COLOR: &str = "#c92a2a";

@@ -6,7 +6,7 @@ use crate::analysis::plot::frame::{Chart, LegendItem, Mark, BOTTOM, TOP};
 use crate::analysis::plot::model;
 use crate::analysis::plot::svg::Stroke;
 use crate::analysis::plot::POINT_COLOR;
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// Colour of anomaly rings.
 const ANOMALY_COLOR: &str = "#e03131";

@@ -7,7 +7,7 @@
 use crate::analysis::curve::{CurvePoint, CurveReport, Regime};
 use crate::analysis::plot::frame::{LEFT, RIGHT};
 use crate::analysis::plot::scale::{transform, Axis, Kind};
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// Line colours of regimes 1, 2, ... (cycled).
 pub(crate) const REGIME_COLORS: [&str; 6] = [

@@ -2,7 +2,7 @@
 //! log10 for times (labels `10 us`, `1 ms`), linear from zero for bandwidths (1-2-2.5-5 steps).
 //! Values a scale cannot show (non-positive on a log axis, non-finite anywhere) map to `None`.
 
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// How values map onto an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

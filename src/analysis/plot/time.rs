@@ -7,7 +7,7 @@ use crate::analysis::plot::frame::{Chart, LegendItem, Mark, BOTTOM, TOP};
 use crate::analysis::plot::model;
 use crate::analysis::plot::scale::{self, transform, Axis, Kind};
 use crate::analysis::plot::svg::{Stroke, TextStyle};
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// Colour of the latency-floor line.
 const FLOOR_COLOR: &str = "#343a40";

@@ -3,7 +3,8 @@
 
 use crate::analysis::curve::Analysis;
 use crate::analysis::plot;
-use crate::analysis::report::{charts, html, json, markdown, units, Charts};
+use crate::analysis::report::{charts, html, json, markdown, Charts};
+use crate::analysis::units;
 use crate::core::error::Error;
 use std::path::{Path, PathBuf};
 

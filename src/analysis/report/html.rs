@@ -6,7 +6,8 @@
 use crate::analysis::curve::Analysis;
 use crate::analysis::plot;
 use crate::analysis::report::table::{self, Align, Table};
-use crate::analysis::report::{units, Charts};
+use crate::analysis::report::Charts;
+use crate::analysis::units;
 
 /// The page style: readable tables, charts scaled to the window.
 const STYLE: &str = "\

@@ -4,7 +4,7 @@
 
 use crate::analysis::curve::Analysis;
 use crate::analysis::report::table::{self, Align, Table};
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// The markdown report. With `slugs` (one file stem per curve, as `write_dir` names the chart
 /// files) every curve gets a section with its charts linked by relative path; without, only

@@ -7,6 +7,7 @@
 
 use crate::analysis::curve::Analysis;
 use crate::analysis::plot;
+use crate::analysis::units;
 use crate::core::error::Error;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -17,10 +18,7 @@ pub mod json;
 pub(crate) mod markdown;
 pub(crate) mod table;
 pub(crate) mod text;
-pub(crate) mod units;
 
-#[cfg(test)]
-pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;
 

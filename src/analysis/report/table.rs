@@ -3,7 +3,7 @@
 //! divider syntax, so a column changes in one place and every format shows the same numbers.
 
 use crate::analysis::curve::{Analysis, CurveReport, Regime};
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// Column alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,7 +230,7 @@ pub(crate) fn counts(analysis: &Analysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::fixture;
+    use crate::analysis::fixture;
 
     #[test]
     fn the_regime_table_compares_measured_time_with_nccl_model_time_when_present() {

@@ -4,7 +4,7 @@
 
 use crate::analysis::curve::Analysis;
 use crate::analysis::report::table::{self, Align, Table};
-use crate::analysis::report::units;
+use crate::analysis::units;
 
 /// The whole terminal report.
 pub(crate) fn render(analysis: &Analysis) -> String {

@@ -1,8 +1,8 @@
 //! The charts of the fixture curves hold what they promise.
 
 use super::{count_in, groups, parse, text_in};
+use crate::analysis::fixture;
 use crate::analysis::plot::{busbw_svg, model, time_svg};
-use crate::analysis::report::fixture;
 
 #[test]
 fn busbw_chart_of_the_tuned_all_reduce_has_every_element() {

@@ -2,8 +2,8 @@
 
 use super::{count_in, parse};
 use crate::analysis::curve::{CurvePoint, CurveReport, Regime};
+use crate::analysis::fixture;
 use crate::analysis::plot::{busbw_svg, svg_to_png, time_svg};
-use crate::analysis::report::fixture;
 
 /// Both charts are well-formed, NaN-free, and rasterise.
 fn check_both(c: &CurveReport) {

@@ -1,7 +1,7 @@
 //! PNG output: valid files at 1200x700, text drawn with the embedded font, errors not panics.
 
+use crate::analysis::fixture;
 use crate::analysis::plot::{busbw_svg, svg_to_png, time_svg};
-use crate::analysis::report::fixture;
 use resvg::tiny_skia::Pixmap;
 
 /// Width and height from the IHDR chunk, after checking the PNG signature.

@@ -1,7 +1,8 @@
 //! `write_dir`: every file written, named by slug, and readable.
 
 use crate::analysis::plot;
-use crate::analysis::report::{fixture, units, write_dir};
+use crate::analysis::report::write_dir;
+use crate::analysis::{fixture, units};
 use std::path::PathBuf;
 
 #[test]

@@ -1,6 +1,7 @@
 //! The HTML report: one self-contained page, charts inline, input text escaped.
 
-use crate::analysis::report::{fixture, render_html};
+use crate::analysis::fixture;
+use crate::analysis::report::render_html;
 
 #[test]
 fn one_inline_svg_per_chart_and_nothing_external() {

@@ -1,7 +1,8 @@
 //! The JSON report: schema tag, required keys, round trip.
 
 use crate::analysis::curve::Analysis;
-use crate::analysis::report::{fixture, render, Document, Format, SCHEMA};
+use crate::analysis::fixture;
+use crate::analysis::report::{render, Document, Format, SCHEMA};
 use serde_json::Value;
 
 /// The fixture without the curve whose fit is undefined (NaN is written as `null`, which does

@@ -1,6 +1,8 @@
 //! The markdown report: tables, escaping, and chart links when written to a directory.
 
-use crate::analysis::report::{fixture, markdown, render, units, Format};
+use crate::analysis::fixture;
+use crate::analysis::report::{markdown, render, Format};
+use crate::analysis::units;
 
 #[test]
 fn stdout_markdown_has_tables_and_no_links() {

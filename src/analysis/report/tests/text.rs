@@ -1,7 +1,8 @@
 //! The terminal report: golden text for the fixture, and edge cases.
 
 use crate::analysis::curve::Analysis;
-use crate::analysis::report::{fixture, render, Format};
+use crate::analysis::fixture;
+use crate::analysis::report::{render, Format};
 
 /// The whole expected report of the fixture: summary table sorted as given, detail sections
 /// only for curves with regimes, switch points or anomalies (not the 2-point broadcast), the
