@@ -1,6 +1,8 @@
 //! How this process takes part in a run: alone, or as one process of an MPI job (feature
 //! `mpi`). The launcher sanity check runs here, before any work, in every build.
 
+pub mod sanity;
+
 use crate::bench::backend::{Backend, DeviceInfo};
 use crate::bench::job::bootstrap::{Bootstrap, SingleProcess};
 use crate::config::{BackendChoice, RunConfig};
@@ -13,7 +15,7 @@ pub struct Join {
     pub job: Option<crate::bench::job::mpi::MpiJob>,
 }
 
-/// The refusal of [`super::sanity::check`]: printed once (by the launcher's rank 0), every
+/// The refusal of [`sanity::check`]: printed once (by the launcher's rank 0), every
 /// process exits 2 before any work.
 fn refuse(line: String, launcher: Option<&crate::bench::job::launcher::Launcher>) -> Error {
     if launcher.and_then(|l| l.rank).is_some_and(|r| r != 0) {
@@ -29,12 +31,11 @@ impl Join {
         let launcher = crate::bench::job::launcher::detect();
         #[cfg(not(feature = "mpi"))]
         {
-            super::sanity::check(launcher.as_ref(), None)
-                .map_err(|l| refuse(l, launcher.as_ref()))?;
+            sanity::check(launcher.as_ref(), None).map_err(|l| refuse(l, launcher.as_ref()))?;
             if cfg.backend == BackendChoice::Mpi {
                 return Err(Error::usage(format!(
                     "--backend mpi: this binary has no MPI support; {}",
-                    super::sanity::REBUILD
+                    sanity::REBUILD
                 )));
             }
             Ok(Join {})
@@ -49,7 +50,7 @@ impl Join {
                 return Ok(Join { job: None });
             }
             let job = crate::bench::job::mpi::init(cfg.timeout)?;
-            super::sanity::check(launcher.as_ref(), Some(job.size))
+            sanity::check(launcher.as_ref(), Some(job.size))
                 .map_err(|l| refuse(l, launcher.as_ref()))?;
             Ok(Join { job: Some(job) })
         }
@@ -111,7 +112,7 @@ impl Join {
         }
         Err(Error::usage(format!(
             "--backend mpi: this binary has no MPI support; {}",
-            super::sanity::REBUILD
+            sanity::REBUILD
         )))
     }
 
