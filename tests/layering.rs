@@ -5,7 +5,7 @@
 //! `bench` has a table of its own for its folders, so the engine keeps one direction inside
 //! too (the runner drives everything; backends know nothing of plans or sinks).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Top-level layers, highest first: (folder or root file, rank, why it sits there).
@@ -271,6 +271,86 @@ fn no_module_imports_a_layer_above_its_own() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// The folder (relative to `src/`) of the file that holds module `path`, taking the longest
+/// prefix of `path` that is a module of `modules`.
+fn folder_of(modules: &BTreeMap<Vec<String>, PathBuf>, path: &[String]) -> Option<PathBuf> {
+    (1..=path.len())
+        .rev()
+        .find_map(|k| modules.get(&path[..k]))
+        .map(|file| file.parent().map(Path::to_path_buf).unwrap_or_default())
+}
+
+/// Folders that reach themselves again through imports of other folders.
+fn folder_cycles(edges: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<String> {
+    let reaches = |from: &PathBuf, to: &PathBuf| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(f) = todo.pop() {
+            for next in edges.get(&f).into_iter().flatten() {
+                if next == to {
+                    return true;
+                }
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        false
+    };
+    let mut out = Vec::new();
+    for (from, tos) in edges {
+        for to in tos {
+            if reaches(to, from) {
+                out.push(format!(
+                    "{} -> {} -> ... -> {}",
+                    from.display(),
+                    to.display(),
+                    from.display()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_circle_spans_two_folders() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let rel: Vec<PathBuf> = files
+        .iter()
+        .map(|f| f.strip_prefix(&src).unwrap().to_path_buf())
+        .collect();
+    let modules: BTreeMap<Vec<String>, PathBuf> =
+        rel.iter().map(|r| (module_path(r), r.clone())).collect();
+    let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (file, r) in files.iter().zip(&rel) {
+        let from = r.parent().map(Path::to_path_buf).unwrap_or_default();
+        let code = strip_comments(&std::fs::read_to_string(file).unwrap());
+        for path in crate_paths(&code) {
+            if let Some(to) = folder_of(&modules, &path) {
+                if to != from {
+                    edges.entry(from.clone()).or_default().insert(to);
+                }
+            }
+        }
+    }
+    assert!(edges.len() > 10, "too few folders import others: {edges:?}");
+    let cycles = folder_cycles(&edges);
+    assert!(
+        cycles.is_empty(),
+        "folders importing each other:\n{}",
+        cycles.join("\n")
+    );
+    let planted: BTreeMap<PathBuf, BTreeSet<PathBuf>> = [
+        ("a".into(), ["b".into()].into()),
+        ("b".into(), ["a".into()].into()),
+    ]
+    .into();
+    assert_eq!(folder_cycles(&planted).len(), 2);
 }
 
 #[test]
