@@ -1,5 +1,5 @@
 //! `ncclbench logs` through the binary: golden text (and JSON) reports of the committed sample
-//! logs in tests/data/logs/ (one per format variant of nccl-logs.md), the JSON interface's
+//! logs in tests/data/logs/ (one per NCCL log format variant the parser knows), the JSON interface's
 //! keys and spellings, redaction that leaves no hostname, IP, PID or pointer of the input in
 //! any output, the real published logs in ../shared/fixtures/real (skipped when absent), and
 //! one-line errors.

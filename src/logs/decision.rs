@@ -1,5 +1,5 @@
 //! The per-call lines: COLL (`AllReduce: opCount ...`) and every TUNING decision format
-//! (nccl-logs.md sections 2.1, 2.4 and 5.2):
+//! (the layouts below are those of NCCL's INFO output, which changed with the versions shown):
 //!
 //! | versions | format after the prefix |
 //! |---|---|

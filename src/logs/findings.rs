@@ -1,4 +1,4 @@
-//! Rule-based findings (domain.md sections 8 and 9): each names its rule id, says what it
+//! Rule-based findings about a log's setup and decisions: each names its rule id, says what it
 //! means, and quotes the lines it rests on (file:line). Rules only read the [`LogSummary`].
 //!
 //! | rule | fires when |

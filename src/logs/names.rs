@@ -1,5 +1,5 @@
 //! NCCL's names and enum numbers as its debug log prints them: functions, algorithms,
-//! protocols and the library version (nccl-logs.md sections 1.2, 2 and 3).
+//! protocols and the library version.
 //!
 //! Algorithm and protocol names are matched case-insensitively in both spellings NCCL uses
 //! (`RING`/`Ring`, `COLLNET_DIRECT`/`CollNetDirect`, `NVLS_TREE`/`NVLSTree`, `SIMPLE`/`Simple`)
@@ -218,7 +218,8 @@ fn fold(name: &[u8], out: &mut [u8; 16]) -> Option<usize> {
     Some(n)
 }
 
-/// `ncclDataType_t` names by number (nccl-logs.md section 6); `None` past Float8e5m2.
+/// `ncclDataType_t` names by number, as COLL lines print the type (`datatype 7` is float);
+/// `None` past Float8e5m2.
 pub fn dtype_name(n: i64) -> Option<&'static str> {
     const NAMES: [&str; 12] = [
         "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double",

@@ -1,4 +1,4 @@
-//! The topology a run's NCCL log shows (domain.md section 8, items 1 and 3-7), for the run's
+//! The topology a run's NCCL log shows, for the run's
 //! environment record: NCCL version(s), the communicator's ranks, nodes and channels, the
 //! transports its connections used (`P2P/CUMEM`, `SHM/direct`, `NET/IB`...), GPUDirect RDMA,
 //! NVLS, the network and NICs, and the `Connected all rings/trees` lines.

@@ -1,6 +1,9 @@
-//! The terminal report: the eight facts per host and communicator first (domain.md section
-//! 8), then findings with their evidence, decisions per (communicator, collective, bytes),
-//! tuning-model tables, environment and parse warnings.
+//! The terminal report: the eight facts an engineer looks for first, per host and
+//! communicator (NCCL version and agreement across nodes, the `NCCL_*` variables in force, the
+//! bootstrap interface, the data NICs and network, GPUDirect RDMA per GPU/NIC pair, intra-node
+//! paths P2P or SHM, `Connected all rings/trees` and channel count, per-call decisions), then
+//! findings with their evidence, decisions per (communicator, collective, bytes), tuning-model
+//! tables, environment and parse warnings.
 
 use super::Report;
 use crate::logs::event::Transport;
