@@ -5,6 +5,7 @@
 pub mod collective;
 pub mod dtype;
 pub mod error;
+pub mod host;
 pub mod numeric;
 pub mod op;
 pub mod redact;

@@ -291,7 +291,7 @@ impl<'a> Acceptance<'a> {
         let local = if backend == "nccl" {
             perf_max
         } else {
-            suite::mem_available()
+            crate::core::host::mem_available()
                 .and_then(|avail| suite::host_memory_cap(perf_max, avail, cfg.local_ranks()))
                 .unwrap_or(perf_max)
         };
