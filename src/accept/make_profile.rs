@@ -322,17 +322,14 @@ fn round_sig(x: f64, up: bool) -> f64 {
     }
 }
 
-/// A size as the profile writes it: `"8G"`, `"4M"`, `"1K"` when exact, else bytes.
+/// A size as the profile writes it: `"8G"`, `"4M"`, `"1K"` when exact, else bytes (a TOML
+/// integer while it fits one, else a string).
 fn size_text(bytes: u64) -> String {
-    for (shift, unit) in [(30, 'G'), (20, 'M'), (10, 'K')] {
-        if bytes > 0 && bytes % (1 << shift) == 0 {
-            return format!("\"{}{unit}\"", bytes >> shift);
-        }
-    }
-    if i64::try_from(bytes).is_ok() {
-        bytes.to_string()
+    let text = crate::core::units::size_arg(bytes);
+    if text.bytes().all(|b| b.is_ascii_digit()) && i64::try_from(bytes).is_ok() {
+        text
     } else {
-        format!("\"{bytes}\"")
+        format!("\"{text}\"")
     }
 }
 

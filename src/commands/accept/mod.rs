@@ -300,8 +300,8 @@ impl<'a> Acceptance<'a> {
             notes.push(format!(
                 "performance sweep ends at {} instead of {}: the {backend} backend's buffers \
                  live in host memory",
-                checks::size(end),
-                checks::size(perf_max)
+                crate::core::units::iec_bytes_whole(end),
+                crate::core::units::iec_bytes_whole(perf_max)
             ));
         }
         Ok(end)
