@@ -10,6 +10,7 @@ use super::model::{Check, FailureClass, Stage, Status};
 use super::profile::{BusbwCheck, LatencyCheck};
 use crate::analysis::input::InputRow;
 use crate::core::error::Error;
+use crate::core::stats::median;
 use crate::core::units::iec_bytes_whole;
 use crate::result::Placement;
 use std::collections::BTreeMap;
@@ -172,17 +173,6 @@ fn distinct_sizes(rows: &[InputRow]) -> Vec<u64> {
     s
 }
 
-/// Median of a non-empty list (mean of the middle two when even).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Per size in `lo..=hi`, the median over samples of `value`, for one collective's
 /// out-of-place rows.
 fn per_size(
@@ -202,8 +192,15 @@ fn per_size(
         by.entry(r.bytes).or_default().push(value(r));
     }
     by.into_iter()
-        .map(|(b, mut v)| (b, median(&mut v)))
+        .map(|(b, v)| (b, nonempty_median(v)))
         .collect()
+}
+
+/// The median of a list the caller knows is non-empty: a size's samples (each size in the map
+/// has one), or the sizes in range (the checks return early when there is none). NaN marks the
+/// impossible empty case rather than a panic.
+fn nonempty_median(values: Vec<f64>) -> f64 {
+    median(values).unwrap_or(f64::NAN)
 }
 
 fn range_name(lo: u64, hi: Option<u64>) -> String {
@@ -268,8 +265,7 @@ pub fn busbw(chk: &BusbwCheck, rows: &[InputRow], end: &RunEnd) -> Check {
         nothing_in_range(&mut c, rows, coll);
         return c;
     }
-    let mut values: Vec<f64> = sizes.iter().map(|s| s.1).collect();
-    let m = median(&mut values);
+    let m = nonempty_median(sizes.iter().map(|s| s.1).collect());
     c.measured = format!("{m:.2} GB/s");
     c.measured_value = Some(m);
     let (worst_b, worst) = sizes
@@ -310,8 +306,7 @@ pub fn latency(chk: &LatencyCheck, rows: &[InputRow], end: &RunEnd) -> Check {
         nothing_in_range(&mut c, rows, coll);
         return c;
     }
-    let mut values: Vec<f64> = sizes.iter().map(|s| s.1).collect();
-    let m = median(&mut values);
+    let m = nonempty_median(sizes.iter().map(|s| s.1).collect());
     c.measured = format!("{m:.2} us");
     c.measured_value = Some(m);
     let (worst_b, worst) = sizes

@@ -17,6 +17,7 @@ use crate::analysis::input::InputRow;
 use crate::analysis::read::read_files;
 use crate::core::collective::Collective;
 use crate::core::error::Error;
+use crate::core::stats::median;
 use crate::result::Placement;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -271,20 +272,6 @@ impl<'a> Curve<'a> {
             }
         }
     }
-}
-
-/// The median (mean of the two middle values for an even count); `None` when empty.
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    })
 }
 
 /// `x` rounded down (or up) to 3 significant digits; values within 1e-9 (relative) of a
