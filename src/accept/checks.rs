@@ -10,6 +10,8 @@ use super::model::{Check, FailureClass, Stage, Status};
 use super::profile::{BusbwCheck, LatencyCheck};
 use crate::analysis::input::InputRow;
 use crate::core::error::Error;
+use crate::core::stats::median;
+use crate::core::units::iec_bytes_whole;
 use crate::result::Placement;
 use std::collections::BTreeMap;
 
@@ -34,21 +36,6 @@ pub fn class_of(e: &Error) -> FailureClass {
         Error::Backend(_) => FailureClass::Backend,
         Error::Usage(_) | Error::Cuda(_) | Error::NotEnoughDevices(_) => FailureClass::Setup,
         Error::Io { .. } | Error::Output(_) => FailureClass::Setup,
-    }
-}
-
-/// `8 B`, `1 MiB`, `8 GiB` for powers of 1024 multiples; else the 2-decimal form.
-pub fn size(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let (mut v, mut u) = (b, 0);
-    while v >= 1024 && v % 1024 == 0 && u + 1 < UNITS.len() {
-        v /= 1024;
-        u += 1;
-    }
-    if v < 1024 || u + 1 == UNITS.len() {
-        format!("{v} {}", UNITS[u])
-    } else {
-        crate::bench::plan::human_bytes(b)
     }
 }
 
@@ -84,7 +71,12 @@ pub fn completion(
     c.expected = "no error".into();
     let sizes = distinct_sizes(rows);
     let covered = match (sizes.first(), sizes.last()) {
-        (Some(lo), Some(hi)) => format!("{} sizes, {}..{}", sizes.len(), size(*lo), size(*hi)),
+        (Some(lo), Some(hi)) => format!(
+            "{} sizes, {}..{}",
+            sizes.len(),
+            iec_bytes_whole(*lo),
+            iec_bytes_whole(*hi)
+        ),
         _ => String::new(),
     };
     match end {
@@ -143,7 +135,7 @@ pub fn no_wrong(collective: &str, end: &RunEnd, rows: &[InputRow]) -> Check {
                 format!(
                     "{} {op} {} {}: {} wrong",
                     r.dtype,
-                    size(r.bytes),
+                    iec_bytes_whole(r.bytes),
                     r.placement.name(),
                     r.wrong.unwrap_or(0.0)
                 )
@@ -181,17 +173,6 @@ fn distinct_sizes(rows: &[InputRow]) -> Vec<u64> {
     s
 }
 
-/// Median of a non-empty list (mean of the middle two when even).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Per size in `lo..=hi`, the median over samples of `value`, for one collective's
 /// out-of-place rows.
 fn per_size(
@@ -211,16 +192,23 @@ fn per_size(
         by.entry(r.bytes).or_default().push(value(r));
     }
     by.into_iter()
-        .map(|(b, mut v)| (b, median(&mut v)))
+        .map(|(b, v)| (b, nonempty_median(v)))
         .collect()
+}
+
+/// The median of a list the caller knows is non-empty: a size's samples (each size in the map
+/// has one), or the sizes in range (the checks return early when there is none). NaN marks the
+/// impossible empty case rather than a panic.
+fn nonempty_median(values: Vec<f64>) -> f64 {
+    median(values).unwrap_or(f64::NAN)
 }
 
 fn range_name(lo: u64, hi: Option<u64>) -> String {
     match hi {
-        Some(hi) if hi == lo => size(lo),
-        Some(hi) if lo == 0 => format!("<= {}", size(hi)),
-        Some(hi) => format!("{}..{}", size(lo), size(hi)),
-        None => format!(">= {}", size(lo)),
+        Some(hi) if hi == lo => iec_bytes_whole(lo),
+        Some(hi) if lo == 0 => format!("<= {}", iec_bytes_whole(hi)),
+        Some(hi) => format!("{}..{}", iec_bytes_whole(lo), iec_bytes_whole(hi)),
+        None => format!(">= {}", iec_bytes_whole(lo)),
     }
 }
 
@@ -240,7 +228,11 @@ fn nothing_in_range(c: &mut Check, rows: &[InputRow], collective: &str) {
             .collect::<Vec<_>>(),
     );
     c.detail = Some(match (sizes.first(), sizes.last()) {
-        (Some(a), Some(b)) => format!("the sweep measured {}..{}", size(*a), size(*b)),
+        (Some(a), Some(b)) => format!(
+            "the sweep measured {}..{}",
+            iec_bytes_whole(*a),
+            iec_bytes_whole(*b)
+        ),
         _ => "the sweep measured nothing".into(),
     });
 }
@@ -273,8 +265,7 @@ pub fn busbw(chk: &BusbwCheck, rows: &[InputRow], end: &RunEnd) -> Check {
         nothing_in_range(&mut c, rows, coll);
         return c;
     }
-    let mut values: Vec<f64> = sizes.iter().map(|s| s.1).collect();
-    let m = median(&mut values);
+    let m = nonempty_median(sizes.iter().map(|s| s.1).collect());
     c.measured = format!("{m:.2} GB/s");
     c.measured_value = Some(m);
     let (worst_b, worst) = sizes
@@ -287,7 +278,7 @@ pub fn busbw(chk: &BusbwCheck, rows: &[InputRow], end: &RunEnd) -> Check {
         c.detail = Some(format!(
             "median over {} sizes; lowest {worst:.2} GB/s at {}",
             sizes.len(),
-            size(worst_b)
+            iec_bytes_whole(worst_b)
         ));
     }
     c
@@ -315,8 +306,7 @@ pub fn latency(chk: &LatencyCheck, rows: &[InputRow], end: &RunEnd) -> Check {
         nothing_in_range(&mut c, rows, coll);
         return c;
     }
-    let mut values: Vec<f64> = sizes.iter().map(|s| s.1).collect();
-    let m = median(&mut values);
+    let m = nonempty_median(sizes.iter().map(|s| s.1).collect());
     c.measured = format!("{m:.2} us");
     c.measured_value = Some(m);
     let (worst_b, worst) = sizes
@@ -329,7 +319,7 @@ pub fn latency(chk: &LatencyCheck, rows: &[InputRow], end: &RunEnd) -> Check {
         c.detail = Some(format!(
             "median over {} sizes; highest {worst:.2} us at {}",
             sizes.len(),
-            size(worst_b)
+            iec_bytes_whole(worst_b)
         ));
     }
     c
@@ -363,7 +353,7 @@ pub fn baseline(cmp: &crate::analysis::compare::model::Comparison) -> Vec<Check>
                     .iter()
                     .filter(|s| s.verdict == "slower")
                     .take(5)
-                    .map(|s| format!("{} x{:.3} time", size(s.bytes), s.ratio))
+                    .map(|s| format!("{} x{:.3} time", iec_bytes_whole(s.bytes), s.ratio))
                     .collect();
                 c.detail = Some(format!("slower: {}", worst.join(", ")));
             }

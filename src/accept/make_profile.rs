@@ -17,6 +17,7 @@ use crate::analysis::input::InputRow;
 use crate::analysis::read::read_files;
 use crate::core::collective::Collective;
 use crate::core::error::Error;
+use crate::core::stats::median;
 use crate::result::Placement;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -273,20 +274,6 @@ impl<'a> Curve<'a> {
     }
 }
 
-/// The median (mean of the two middle values for an even count); `None` when empty.
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    })
-}
-
 /// `x` rounded down (or up) to 3 significant digits; values within 1e-9 (relative) of a
 /// 3-digit number are that number, so `0.17 * 0.9` gives `0.153`, not `0.152`.
 fn round_sig(x: f64, up: bool) -> f64 {
@@ -322,17 +309,14 @@ fn round_sig(x: f64, up: bool) -> f64 {
     }
 }
 
-/// A size as the profile writes it: `"8G"`, `"4M"`, `"1K"` when exact, else bytes.
+/// A size as the profile writes it: `"8G"`, `"4M"`, `"1K"` when exact, else bytes (a TOML
+/// integer while it fits one, else a string).
 fn size_text(bytes: u64) -> String {
-    for (shift, unit) in [(30, 'G'), (20, 'M'), (10, 'K')] {
-        if bytes > 0 && bytes % (1 << shift) == 0 {
-            return format!("\"{}{unit}\"", bytes >> shift);
-        }
-    }
-    if i64::try_from(bytes).is_ok() {
-        bytes.to_string()
+    let text = crate::core::units::size_arg(bytes);
+    if text.bytes().all(|b| b.is_ascii_digit()) && i64::try_from(bytes).is_ok() {
+        text
     } else {
-        format!("\"{bytes}\"")
+        format!("\"{text}\"")
     }
 }
 

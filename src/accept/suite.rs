@@ -93,14 +93,6 @@ pub fn host_memory_cap(max: u64, avail: u64, ranks_here: usize) -> Option<u64> {
     crate::bench::plan::clamp_max_bytes(max, per_rank, true)
 }
 
-/// `MemAvailable` from /proc/meminfo, bytes.
-pub fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,49 +8,15 @@ use crate::analysis::input::Tuning;
 /// What every formatter prints for an undefined number.
 pub(crate) const NONE: &str = "-";
 
-/// 1024-based unit suffixes, as nccl-tests users read sizes (`8B`, `64K`, `1M`, `1G`).
-const SIZE_UNITS: [&str; 7] = ["B", "K", "M", "G", "T", "P", "E"];
-
-/// A size in bytes with a 1024-based suffix: exact multiples print whole (`64K`, `1G`),
-/// others with three significant digits (`1.5K`, `17.7M`, `177K`).
+/// A size in bytes with a 1024-based suffix (`64K`, `1.5K`, `17.7M`).
 pub(crate) fn size(bytes: u64) -> String {
-    size_f(bytes as f64)
+    crate::core::units::compact_bytes(bytes)
 }
 
 /// [`size`] for a fractional byte count (the half-performance size); `-` when not finite or
 /// negative.
 pub(crate) fn size_f(bytes: f64) -> String {
-    if !bytes.is_finite() || bytes < 0.0 {
-        return NONE.to_string();
-    }
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < SIZE_UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{}{}", three_digits(value), SIZE_UNITS[unit])
-}
-
-/// `value` (0 <= value < 1024) whole when it is an integer, else with three significant
-/// digits and no trailing zeros.
-fn three_digits(value: f64) -> String {
-    if value.fract() == 0.0 {
-        return format!("{value:.0}");
-    }
-    let decimals = if value >= 100.0 {
-        0
-    } else if value >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let s = format!("{value:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    crate::core::units::compact_bytes_f(bytes).unwrap_or_else(|| NONE.to_string())
 }
 
 /// An optional size (the 90% size); `-` when absent.

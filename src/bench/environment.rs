@@ -50,7 +50,7 @@ pub fn collect(nccl_lib: Option<&Path>) -> EnvReport {
         schema: SCHEMA,
         ncclbench_version: env!("CARGO_PKG_VERSION"),
         mpi_support: cfg!(feature = "mpi"),
-        hostname: crate::bench::backend::nccl::hostname(),
+        hostname: crate::core::host::gethostname_short(),
         nccl,
         cuda,
         launcher: launcher::detect(),
@@ -148,18 +148,11 @@ pub fn process_redactor() -> crate::core::redact::Redactor {
 /// The redactor of this process's outputs: its host names (short and full) and PIDs.
 pub fn redactor(devices: &[crate::bench::backend::DeviceInfo]) -> crate::core::redact::Redactor {
     let mut hosts: Vec<String> = devices.iter().map(|d| d.hostname.clone()).collect();
-    hosts.push(crate::bench::backend::nccl::hostname());
-    hosts.push(full_hostname());
+    hosts.push(crate::core::host::gethostname_short());
+    hosts.push(crate::core::host::full_hostname());
     let mut pids: Vec<u32> = devices.iter().map(|d| d.pid).collect();
     pids.push(std::process::id());
     crate::core::redact::Redactor::for_names(hosts, pids)
-}
-
-/// The host name as the system has it (possibly with its domain).
-fn full_hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -129,10 +129,10 @@ pub fn build(
             return Err(Error::usage(format!(
                 "-e {} needs {} per rank ({} ranks, send and receive buffers of {} each) but only {} is available per rank",
                 cfg.max_bytes,
-                human_bytes(need as u64),
+                crate::core::units::iec_bytes(need as u64),
                 n,
-                human_bytes(alloc as u64),
-                human_bytes(avail)
+                crate::core::units::iec_bytes(alloc as u64),
+                crate::core::units::iec_bytes(avail)
             )));
         }
     }
@@ -158,22 +158,6 @@ pub fn clamp_max_bytes(max_bytes: u64, mem: u64, checking: bool) -> Option<u64> 
     let buffers = if checking { 3 } else { 2 };
     let usable = mem.saturating_sub(reserve).saturating_sub(GIB) / buffers;
     (max_bytes > usable).then_some(usable)
-}
-
-/// `1.50 GiB`-style rendering for messages.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.2} {}", UNITS[u])
-    }
 }
 
 #[cfg(test)]

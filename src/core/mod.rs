@@ -1,10 +1,13 @@
 //! The vocabulary every layer shares and that knows nothing of runs: the collective specs,
 //! element types and reduction operators with their exact element code, the error type and
-//! exit statuses, statistics, byte units, host facts, and redaction primitives.
+//! exit statuses, statistics, byte units, host facts, result-file listings, and redaction
+//! primitives.
 
 pub mod collective;
 pub mod dtype;
 pub mod error;
+pub mod files;
+pub mod host;
 pub mod numeric;
 pub mod op;
 pub mod redact;

@@ -1,6 +1,7 @@
 //! Per-iteration statistics (`-I`), a pure leaf: nearest-rank percentiles, population standard
 //! deviation and coefficient of variation over the iterations left after `-K` skipped ones,
-//! defined as nccl-tests 2.19 defines them.
+//! defined as nccl-tests 2.19 defines them; and the [`median`] that analysis and acceptance
+//! take over samples and sizes.
 
 /// Per-iteration statistics (`-I`), times in microseconds per operation.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +63,19 @@ pub fn iter_stats(times_us: &[f64], skip: u32) -> Option<IterStats> {
     })
 }
 
+/// The median: the middle value, or the mean of the two middle values for an even count;
+/// `None` when empty. Values sort by `total_cmp`, so a NaN sorts to an end instead of
+/// panicking. (The `-I` p50 of [`iter_stats`] is `sorted[n/2]` instead, as nccl-tests has it.)
+pub fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +102,16 @@ mod tests {
         assert_eq!(s.times_us, t.to_vec());
         assert!(iter_stats(&t, 4).is_none());
         assert!(iter_stats(&[], 0).is_none());
+    }
+
+    #[test]
+    fn median_takes_the_middle_or_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![4.0]), Some(4.0));
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        // Unlike the -I p50 (sorted[n/2]), which takes the upper of the middle two.
+        assert_eq!(iter_stats(&[4.0, 1.0, 3.0, 2.0], 0).unwrap().p50_us, 3.0);
+        assert_eq!(median(vec![1.0, f64::NAN, 0.0]), Some(1.0));
     }
 }

@@ -1,5 +1,12 @@
 //! Number parsing for command-line values: byte sizes (`-b -e -i`, nccl-tests' `parsesize`)
-//! and integers (every other numeric flag, C's `strtol(s, NULL, 0)`).
+//! and integers (every other numeric flag, C's `strtol(s, NULL, 0)`); and byte counts written
+//! back as text, one function per output format, so no layer keeps its own copy:
+//! * [`size_arg`] `8G`, `1536`: the form [`parse_size`] reads (profiles written by
+//!   `make-profile`);
+//! * [`compact_bytes`] `1.5K`, `64K`: analysis reports and plots, as nccl-tests users read sizes;
+//! * [`iec_bytes`] `1.50 GiB`, `8 B`: messages;
+//! * [`iec_bytes_whole`] `8 GiB`, `1.50 KiB`: acceptance check names, whole when exact;
+//! * [`decimal_bytes`] `1.23 GB`, `384 MB`: the NCCL backend's memory line, as nccl-tests.
 //!
 //! Both accept what nccl-tests accepts, and reject what nccl-tests silently misreads:
 //! * sizes: a decimal number (fraction and exponent allowed: `0.5M`, `1e3`) or a `0x` hex
@@ -136,6 +143,109 @@ pub fn parse_int(text: &str) -> Result<i64, String> {
     }
 }
 
+/// `bytes` as [`parse_size`] reads it back: the largest of `G`, `M`, `K` it is a whole
+/// multiple of (`8G`, `3M`), else plain digits (`1536`, `0`).
+pub fn size_arg(bytes: u64) -> String {
+    for (shift, unit) in [(30, 'G'), (20, 'M'), (10, 'K')] {
+        if bytes > 0 && bytes % (1 << shift) == 0 {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
+/// 1024-based suffixes of [`compact_bytes`] (`8B`, `64K`, `1M`, `1G`).
+const COMPACT_UNITS: [&str; 7] = ["B", "K", "M", "G", "T", "P", "E"];
+
+/// A size with a 1024-based one-letter suffix and no space: exact multiples print whole
+/// (`64K`, `1G`), others with three significant digits (`1.5K`, `17.7M`, `177K`).
+pub fn compact_bytes(bytes: u64) -> String {
+    // A u64 converts to a finite, non-negative f64, so this is never the default.
+    compact_bytes_f(bytes as f64).unwrap_or_default()
+}
+
+/// [`compact_bytes`] for a fractional byte count; `None` when not finite or negative.
+pub fn compact_bytes_f(bytes: f64) -> Option<String> {
+    if !bytes.is_finite() || bytes < 0.0 {
+        return None;
+    }
+    let mut value = bytes;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < COMPACT_UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    Some(format!("{}{}", three_digits(value), COMPACT_UNITS[unit]))
+}
+
+/// `value` (0 <= value < 1024) whole when it is an integer, else with three significant
+/// digits and no trailing zeros.
+fn three_digits(value: f64) -> String {
+    if value.fract() == 0.0 {
+        return format!("{value:.0}");
+    }
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let s = format!("{value:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// IEC units of [`iec_bytes`] and [`iec_bytes_whole`].
+const IEC_UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+
+/// A size in IEC units with two decimals (`1.50 GiB`), plain bytes below 1 KiB (`8 B`).
+pub fn iec_bytes(b: u64) -> String {
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < IEC_UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.2} {}", IEC_UNITS[u])
+    }
+}
+
+/// A size in the largest IEC unit it is a whole multiple of (`8 B`, `1 MiB`, `8 GiB`, `1024 TiB`),
+/// when that leaves under 1024 of it or reaches TiB; else [`iec_bytes`] (`1.50 KiB`).
+pub fn iec_bytes_whole(b: u64) -> String {
+    let (mut v, mut u) = (b, 0);
+    while v >= 1024 && v % 1024 == 0 && u + 1 < IEC_UNITS.len() {
+        v /= 1024;
+        u += 1;
+    }
+    if v < 1024 || u + 1 == IEC_UNITS.len() {
+        format!("{v} {}", IEC_UNITS[u])
+    } else {
+        iec_bytes(b)
+    }
+}
+
+/// Bytes in decimal (SI) units as nccl-tests prints memory (`384 MB`, `1.23 GB`, `0 B`).
+pub fn decimal_bytes(b: u64) -> String {
+    let v = b as f64;
+    if v >= 1e9 {
+        format!("{:.2} GB", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.0} MB", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.0} KB", v / 1e3)
+    } else {
+        format!("{b} B")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +357,71 @@ mod tests {
             assert!(err.contains(text), "{err}");
         }
         assert!(parse_int("09").unwrap_err().contains("octal"));
+    }
+
+    /// The five formats side by side: the same counts print differently on purpose, each as
+    /// its readers expect, and these pin every one byte for byte.
+    #[test]
+    fn each_format_prints_as_its_readers_expect() {
+        // (bytes, size_arg, compact, iec, iec_whole, decimal)
+        let table: &[(u64, &str, &str, &str, &str, &str)] = &[
+            (0, "0", "0B", "0 B", "0 B", "0 B"),
+            (8, "8", "8B", "8 B", "8 B", "8 B"),
+            (1000, "1000", "1000B", "1000 B", "1000 B", "1 KB"),
+            (1024, "1K", "1K", "1.00 KiB", "1 KiB", "1 KB"),
+            (1536, "1536", "1.5K", "1.50 KiB", "1.50 KiB", "2 KB"),
+            (181_248, "177K", "177K", "177.00 KiB", "177 KiB", "181 KB"),
+            (3 << 20, "3M", "3M", "3.00 MiB", "3 MiB", "3 MB"),
+            (
+                18_560_000,
+                "18125K",
+                "17.7M",
+                "17.70 MiB",
+                "17.70 MiB",
+                "19 MB",
+            ),
+            (1 << 30, "1G", "1G", "1.00 GiB", "1 GiB", "1.07 GB"),
+            (8 << 30, "8G", "8G", "8.00 GiB", "8 GiB", "8.59 GB"),
+            (1 << 40, "1024G", "1T", "1.00 TiB", "1 TiB", "1099.51 GB"),
+            (
+                1 << 50,
+                "1048576G",
+                "1P",
+                "1024.00 TiB",
+                "1024 TiB",
+                "1125899.91 GB",
+            ),
+            (
+                u64::MAX,
+                "18446744073709551615",
+                "16E",
+                "16777216.00 TiB",
+                "16777216.00 TiB",
+                "18446744073.71 GB",
+            ),
+        ];
+        for &(b, arg, compact, iec, whole, decimal) in table {
+            assert_eq!(size_arg(b), arg, "size_arg({b})");
+            assert_eq!(compact_bytes(b), compact, "compact_bytes({b})");
+            assert_eq!(iec_bytes(b), iec, "iec_bytes({b})");
+            assert_eq!(iec_bytes_whole(b), whole, "iec_bytes_whole({b})");
+            assert_eq!(decimal_bytes(b), decimal, "decimal_bytes({b})");
+        }
+    }
+
+    #[test]
+    fn size_arg_reads_back_as_the_same_count() {
+        for b in [0, 1, 1023, 1024, 1536, 3 << 20, 8 << 30, 1 << 40] {
+            assert_eq!(parse_size(&size_arg(b)), Ok(b), "{b}");
+        }
+    }
+
+    #[test]
+    fn compact_fractional_sizes_are_undefined_when_not_finite() {
+        assert_eq!(compact_bytes_f(1536.0).as_deref(), Some("1.5K"));
+        assert_eq!(compact_bytes_f(0.5).as_deref(), Some("0.5B"));
+        assert_eq!(compact_bytes_f(f64::NAN), None);
+        assert_eq!(compact_bytes_f(f64::INFINITY), None);
+        assert_eq!(compact_bytes_f(-1.0), None);
     }
 }

@@ -2,9 +2,8 @@
 //! every kind of wrong result: a flipped bit, a rank's contribution dropped, two chunks swapped,
 //! a chunk shifted by one element, and a receive buffer left stale.
 
-use ncclbench::bench::backend::{
-    Backend, BackendInfo, Buf, BufPtr, Call, DeviceInfo, EventId, GraphId,
-};
+use ncclbench::bench::backend::forward::Forward;
+use ncclbench::bench::backend::{Backend, BufPtr, Call};
 use ncclbench::core::dtype::DataType;
 use ncclbench::core::error::Error;
 use ncclbench::core::numeric;
@@ -114,44 +113,12 @@ pub fn identity_bits(dtype: DataType, op: RedOp, reduces: bool) -> u64 {
     }
 }
 
-impl<B: Backend> Backend for Faulty<B> {
-    fn info(&self) -> &BackendInfo {
-        self.inner.info()
+impl<B: Backend> Forward for Faulty<B> {
+    fn inner(&self) -> &dyn Backend {
+        &self.inner
     }
-    fn devices(&self) -> Vec<DeviceInfo> {
-        self.inner.devices()
-    }
-    fn supports(&self, dtype: DataType, op: RedOp) -> bool {
-        self.inner.supports(dtype, op)
-    }
-    fn allocate(&mut self, send_bytes: usize, recv_bytes: usize) -> Result<(), Error> {
-        self.inner.allocate(send_bytes, recv_bytes)
-    }
-    fn fill(
-        &mut self,
-        l: usize,
-        b: Buf,
-        o: usize,
-        n: usize,
-        f: &mut dyn FnMut(&mut [u8]),
-    ) -> Result<(), Error> {
-        self.inner.fill(l, b, o, n, f)
-    }
-    fn inspect(
-        &mut self,
-        l: usize,
-        b: Buf,
-        o: usize,
-        n: usize,
-        f: &mut dyn FnMut(&[u8]),
-    ) -> Result<(), Error> {
-        self.inner.inspect(l, b, o, n, f)
-    }
-    fn group_start(&mut self) -> Result<(), Error> {
-        self.inner.group_start()
-    }
-    fn group_end(&mut self) -> Result<(), Error> {
-        self.inner.group_end()
+    fn inner_mut(&mut self) -> &mut dyn Backend {
+        &mut self.inner
     }
     fn launch(&mut self, call: &Call) -> Result<(), Error> {
         if let Fault::DropRank { rank } = self.fault {
@@ -199,32 +166,5 @@ impl<B: Backend> Backend for Faulty<B> {
             self.corrupt(&call)?;
         }
         Ok(())
-    }
-    fn record_event(&mut self) -> Result<EventId, Error> {
-        self.inner.record_event()
-    }
-    fn event_elapsed(&mut self, a: EventId, b: EventId) -> Result<Duration, Error> {
-        self.inner.event_elapsed(a, b)
-    }
-    fn begin_capture(&mut self) -> Result<(), Error> {
-        self.inner.begin_capture()
-    }
-    fn end_capture(&mut self) -> Result<GraphId, Error> {
-        self.inner.end_capture()
-    }
-    fn launch_graph(&mut self, g: GraphId) -> Result<(), Error> {
-        self.inner.launch_graph(g)
-    }
-    fn destroy_graphs(&mut self) -> Result<(), Error> {
-        self.inner.destroy_graphs()
-    }
-    fn hold(&mut self) -> Result<(), Error> {
-        self.inner.hold()
-    }
-    fn release(&mut self) -> Result<bool, Error> {
-        self.inner.release()
-    }
-    fn release_events(&mut self) -> Result<(), Error> {
-        self.inner.release_events()
     }
 }

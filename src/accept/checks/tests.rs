@@ -172,11 +172,3 @@ fn completion_carries_the_class_of_the_error() {
     assert_eq!(class_of(&Error::Backend("x".into())), FailureClass::Backend);
     assert_eq!(class_of(&Error::Cuda("x".into())), FailureClass::Setup);
 }
-
-#[test]
-fn sizes_print_exactly_when_they_are_round() {
-    assert_eq!(size(8), "8 B");
-    assert_eq!(size(1 << 30), "1 GiB");
-    assert_eq!(size(3 << 20), "3 MiB");
-    assert_eq!(size(1536), "1.50 KiB");
-}

@@ -13,10 +13,11 @@
 //! * switch points: the first size of every regime after the first, with the measured relative
 //!   time change from the previous size and the change of NCCL's decision when annotated.
 
-use super::pool::{median, Scale};
+use super::pool::Scale;
 use crate::analysis::curve::{CurvePoint, Regime, SwitchPoint};
 use crate::analysis::fit::fit_piecewise;
 use crate::analysis::input::Tuning;
+use crate::core::stats::median;
 
 /// Most regimes per curve.
 pub const MAX_REGIMES: usize = 4;

@@ -9,6 +9,7 @@ use crate::analysis::curve::{Anomaly, CurveKey, CurvePoint};
 use crate::analysis::input::{InputRow, Tuning};
 use crate::core::collective::spec::AlgBytes;
 use crate::core::collective::Collective;
+use crate::core::stats::median;
 use std::collections::BTreeMap;
 
 /// How a curve's bandwidths follow from size and time.
@@ -85,17 +86,6 @@ fn measured_ratio(rows: &[&InputRow]) -> f64 {
         .map(|r| r.algbw_gbs * 1e3 * r.time_us / r.bytes as f64)
         .filter(|f| f.is_finite() && *f > 0.0)
         .unwrap_or(1.0)
-}
-
-/// Median of the values (mean of the middle two for an even count); `None` when empty.
-pub fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
 }
 
 /// True when a row's time can be pooled.

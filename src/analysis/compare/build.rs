@@ -9,10 +9,11 @@ use super::model::{
 use super::setup;
 use super::side::Grouped;
 use super::stats::{self, Verdict};
+use crate::analysis::build::curve_report;
 use crate::analysis::build::metrics::tuning_change;
-use crate::analysis::build::{curve_report, pool::median};
 use crate::analysis::curve::{CurveKey, CurvePoint, CurveReport};
 use crate::analysis::input::InputRow;
+use crate::core::stats::median;
 use std::collections::BTreeMap;
 
 /// Compares two grouped sides; `threshold` is a fraction (0.05 = 5%).

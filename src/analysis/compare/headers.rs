@@ -7,6 +7,7 @@
 //! (`config.devices`, `nccl_version`, `ncclbench.backend`) and CSV (the `backend` column). A
 //! file that records nothing contributes nothing; nothing here fails on any input.
 
+use crate::core::files::{expand, Take};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -24,34 +25,10 @@ pub struct Facts {
     pub backends: BTreeSet<String>,
 }
 
-/// The files a list of paths stands for: a file itself, a directory its regular files
-/// (sorted, not recursive), as the readers take them. Unreadable paths are left out (the
-/// readers report them).
-pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let Ok(entries) = std::fs::read_dir(p) else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok())
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                .map(|e| e.path())
-                .collect();
-            files.sort();
-            out.extend(files);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    out
-}
-
 /// The facts of every file under `paths`.
 pub fn gather(paths: &[PathBuf]) -> Facts {
     let mut facts = Facts::default();
-    for file in expand(paths) {
+    for file in expand(paths, Take::Regular) {
         if let Some(text) = load(&file) {
             scan(&text, &mut facts);
         }

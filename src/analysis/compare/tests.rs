@@ -38,7 +38,7 @@ impl Rng {
 
 /// The verdict of one size on its own (one test, so q = p).
 fn call(before: &[f64], after: &[f64], threshold: f64) -> (Verdict, Basis) {
-    let mid = |v: &[f64]| crate::analysis::build::pool::median(v.to_vec()).unwrap();
+    let mid = |v: &[f64]| crate::core::stats::median(v.to_vec()).unwrap();
     let test = welch_log(before, after);
     verdict(
         mid(after) / mid(before),
@@ -171,7 +171,7 @@ fn multiple_testing_control_cuts_false_calls_on_pure_noise() {
     for _ in 0..400 {
         let before = rng.times(5, 50.0, 0.05);
         let after = rng.times(5, 50.0, 0.05);
-        let mid = |v: &[f64]| crate::analysis::build::pool::median(v.to_vec()).unwrap();
+        let mid = |v: &[f64]| crate::core::stats::median(v.to_vec()).unwrap();
         let t = welch_log(&before, &after).unwrap();
         p.push(Some(t.p_value));
         gm.push(t.ratio_gm);

@@ -23,6 +23,7 @@ mod tests;
 
 use crate::analysis::input::ReadSet;
 use crate::core::error::Error;
+use crate::core::files::{dir_files, Take};
 use detect::{detect, Detected};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -94,14 +95,8 @@ fn load(path: &Path) -> Result<String, Error> {
 
 /// The recognised files of a directory.
 fn read_dir(dir: &Path) -> Result<ReadSet, Error> {
-    let entries = fs::read_dir(dir)
+    let files = dir_files(dir, Take::Regular)
         .map_err(|e| Error::usage(format!("{}: cannot read: {e}", dir.display())))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .collect();
-    files.sort();
     let mut all = ReadSet::default();
     let mut recognised = 0;
     for file in files {

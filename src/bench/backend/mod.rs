@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 pub use crate::result::DeviceInfo;
 
+pub mod forward;
 pub mod graphs;
 pub mod host;
 pub mod nccl;

@@ -13,18 +13,7 @@ pub fn hash(name: &str, boot_id: &str) -> u64 {
 /// This host's hash.
 pub fn this_host() -> u64 {
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    hash(&short_hostname(), boot.trim())
-}
-
-/// The host name up to its first dot.
-pub fn short_hostname() -> String {
-    let full = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
-        .unwrap_or_else(|| "localhost".to_string());
-    full.split('.').next().unwrap_or_default().to_string()
+    hash(&crate::core::host::short_hostname(), boot.trim())
 }
 
 /// The local rank of world rank `rank` given every rank's host hash.

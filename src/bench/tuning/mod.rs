@@ -84,7 +84,7 @@ impl Session {
         }
         let path = env::expand(
             pattern,
-            &crate::bench::backend::nccl::hostname(),
+            &crate::core::host::gethostname_short(),
             std::process::id(),
         );
         lines.push(format!(

@@ -291,7 +291,7 @@ impl<'a> Acceptance<'a> {
         let local = if backend == "nccl" {
             perf_max
         } else {
-            suite::mem_available()
+            crate::core::host::mem_available()
                 .and_then(|avail| suite::host_memory_cap(perf_max, avail, cfg.local_ranks()))
                 .unwrap_or(perf_max)
         };
@@ -300,8 +300,8 @@ impl<'a> Acceptance<'a> {
             notes.push(format!(
                 "performance sweep ends at {} instead of {}: the {backend} backend's buffers \
                  live in host memory",
-                checks::size(end),
-                checks::size(perf_max)
+                crate::core::units::iec_bytes_whole(end),
+                crate::core::units::iec_bytes_whole(perf_max)
             ));
         }
         Ok(end)

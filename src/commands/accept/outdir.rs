@@ -6,6 +6,7 @@ use super::Acceptance;
 use crate::accept::model::AcceptReport;
 use crate::accept::report;
 use crate::core::error::Error;
+use crate::core::files::{dir_files, Take};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -25,15 +26,7 @@ pub fn result_files(paths: &[PathBuf]) -> Vec<PathBuf> {
         } else {
             p.clone()
         };
-        let mut csvs: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "csv"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        csvs.sort();
+        let csvs = dir_files(&dir, Take::Extension("csv")).unwrap_or_default();
         if csvs.is_empty() {
             out.push(dir);
         } else {

@@ -23,6 +23,7 @@ use crate::bench::backend::graphs::Graphs;
 use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
+use crate::core::host::{mem_available, short_hostname};
 use crate::core::op::RedOp;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -137,25 +138,6 @@ impl HostBackend {
         self.queues.push_all(|| Task::Hold(gate.clone()));
         tests::Held(gate)
     }
-}
-
-/// MemAvailable from /proc/meminfo, in bytes.
-fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// The host name up to its first dot.
-fn short_hostname() -> String {
-    let full = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
-        .unwrap_or_else(|| "localhost".to_string());
-    full.split('.').next().unwrap_or_default().to_string()
 }
 
 impl Backend for HostBackend {

@@ -11,6 +11,7 @@ use nccl_sys::Nccl;
 
 use super::error::{cuda_err, nccl_err};
 use crate::core::error::Error;
+use crate::core::units::decimal_bytes;
 
 /// One device allocation, freed on drop by whichever allocator made it.
 #[derive(Debug)]
@@ -172,20 +173,6 @@ pub(super) fn memory_line(m: &MemoryUse, at_end: u64) -> String {
         decimal_bytes(coll),
         decimal_bytes(init + user + coll)
     )
-}
-
-/// Bytes in decimal units as nccl-tests prints memory (`384 MB`, `1.23 GB`, `0 B`).
-pub(super) fn decimal_bytes(b: u64) -> String {
-    let v = b as f64;
-    if v >= 1e9 {
-        format!("{:.2} GB", v / 1e9)
-    } else if v >= 1e6 {
-        format!("{:.0} MB", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{:.0} KB", v / 1e3)
-    } else {
-        format!("{b} B")
-    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,6 @@ use nccl_sys::bindings::ncclComm_t;
 use nccl_sys::Nccl;
 
 pub use devices::{DeviceChoice, FIRST_DEVICE_ENV};
-pub use error::hostname;
 pub use setup::{open, single_process_id, NcclOptions};
 
 use caps::Caps;

@@ -15,9 +15,10 @@ use nccl_sys::{Nccl, UniqueId};
 
 use super::caps::Caps;
 use super::devices::DeviceChoice;
-use super::error::{cuda_err, hostname, nccl_err};
+use super::error::{cuda_err, nccl_err};
 use super::memory::MemoryUse;
 use super::{NcclBackend, Rank};
+use crate::core::host::gethostname_short;
 
 /// What the NCCL backend needs from the run configuration and the bootstrap.
 #[derive(Debug, Clone)]
@@ -53,7 +54,7 @@ pub fn open(
     unique_id: impl FnOnce(&Nccl) -> Result<UniqueId, Error>,
 ) -> Result<NcclBackend, Error> {
     let nccl = Nccl::open(opts.lib.as_deref())
-        .map_err(|e| Error::Backend(format!("{}: {e}", hostname())))?;
+        .map_err(|e| Error::Backend(format!("{}: {e}", gethostname_short())))?;
     let driver = Driver::open().map_err(cuda_err)?;
     let visible = driver.device_count().map_err(cuda_err)?;
     let ordinals = opts
@@ -219,7 +220,7 @@ fn config_for(caps: &Caps, opts: &NcclOptions) -> Option<ncclConfig_t> {
 
 /// The `# Using devices` entries of the local ranks.
 fn describe(driver: &Driver, ranks: &[Rank], group: usize) -> Result<Vec<DeviceInfo>, Error> {
-    let host = hostname();
+    let host = gethostname_short();
     ranks
         .iter()
         .map(|r| {

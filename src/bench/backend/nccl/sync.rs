@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use nccl_sys::bindings::{ncclResult_t, ncclSuccess};
 
-use super::error::{cuda_err, hostname};
+use super::error::cuda_err;
 use super::NcclBackend;
 use crate::core::error::Error;
+use crate::core::host::gethostname_short;
 
 impl NcclBackend {
     /// Blocks until every local stream is idle; see the module documentation.
@@ -38,7 +39,7 @@ impl NcclBackend {
                     self.abort();
                     return Err(Error::Backend(format!(
                         "{}: NCCL failure on rank {rank} while waiting: {e}; communicators aborted",
-                        hostname()
+                        gethostname_short()
                     )));
                 }
             }
@@ -59,7 +60,7 @@ impl NcclBackend {
                     what: format!(
                         "rank(s) {} on {} (communicators aborted)",
                         stuck.join(","),
-                        hostname()
+                        gethostname_short()
                     ),
                 });
             }

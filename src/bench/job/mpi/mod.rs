@@ -59,7 +59,7 @@ pub fn init(timeout: Option<Duration>) -> Result<MpiJob, Error> {
         mpi::initialize().ok_or_else(|| Error::Backend("MPI was already initialised".into()))?;
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let host = crate::bench::job::host::short_hostname();
+    let host = crate::core::host::short_hostname();
     let mine = crate::bench::job::host::this_host();
     let mut hashes = vec![0u64; size];
     world.all_gather_into(&mine, &mut hashes[..]);
@@ -143,7 +143,7 @@ impl MpiJob {
             rank: self.group_rank,
             group: self.color,
             pid: std::process::id(),
-            hostname: crate::bench::job::host::short_hostname(),
+            hostname: crate::core::host::short_hostname(),
             device: self.local_process as i32,
             pci: (0, 0, 0),
             name: "mpi-process".to_string(),

@@ -54,7 +54,7 @@ pub(super) fn listen(one_host: bool) -> Result<(TcpListener, String), Error> {
     let ip = match std::env::var("NCCLBENCH_OOB_ADDR") {
         Ok(a) if !a.trim().is_empty() => a.trim().to_string(),
         _ if one_host => "127.0.0.1".to_string(),
-        _ => (crate::bench::job::host::short_hostname().as_str(), 0)
+        _ => (crate::core::host::short_hostname().as_str(), 0)
             .to_socket_addrs()
             .ok()
             .and_then(|mut a| a.find(SocketAddr::is_ipv4))

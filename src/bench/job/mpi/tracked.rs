@@ -5,13 +5,12 @@
 //! bootstrap steps, so the numbers agree across ranks.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::track::Tracker;
-use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
-use crate::core::dtype::DataType;
+use crate::bench::backend::forward::Forward;
+use crate::bench::backend::{Backend, Call};
 use crate::core::error::Error;
-use crate::core::op::RedOp;
 
 /// See the module documentation.
 pub struct Tracked {
@@ -32,44 +31,12 @@ impl Tracked {
     }
 }
 
-impl Backend for Tracked {
-    fn info(&self) -> &BackendInfo {
-        self.inner.info()
+impl Forward for Tracked {
+    fn inner(&self) -> &dyn Backend {
+        &*self.inner
     }
-    fn devices(&self) -> Vec<DeviceInfo> {
-        self.inner.devices()
-    }
-    fn supports(&self, dtype: DataType, op: RedOp) -> bool {
-        self.inner.supports(dtype, op)
-    }
-    fn allocate(&mut self, send_bytes: usize, recv_bytes: usize) -> Result<(), Error> {
-        self.inner.allocate(send_bytes, recv_bytes)
-    }
-    fn fill(
-        &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        len: usize,
-        f: &mut dyn FnMut(&mut [u8]),
-    ) -> Result<(), Error> {
-        self.inner.fill(local, buf, offset, len, f)
-    }
-    fn inspect(
-        &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        len: usize,
-        f: &mut dyn FnMut(&[u8]),
-    ) -> Result<(), Error> {
-        self.inner.inspect(local, buf, offset, len, f)
-    }
-    fn group_start(&mut self) -> Result<(), Error> {
-        self.inner.group_start()
-    }
-    fn group_end(&mut self) -> Result<(), Error> {
-        self.inner.group_end()
+    fn inner_mut(&mut self) -> &mut dyn Backend {
+        &mut *self.inner
     }
     fn launch(&mut self, call: &Call) -> Result<(), Error> {
         let bytes = (call.count * call.dtype.size()) as u64;
@@ -84,38 +51,5 @@ impl Backend for Tracked {
             self.tracker.done(seq);
         }
         r
-    }
-    fn record_event(&mut self) -> Result<EventId, Error> {
-        self.inner.record_event()
-    }
-    fn event_elapsed(&mut self, start: EventId, end: EventId) -> Result<Duration, Error> {
-        self.inner.event_elapsed(start, end)
-    }
-    fn begin_capture(&mut self) -> Result<(), Error> {
-        self.inner.begin_capture()
-    }
-    fn end_capture(&mut self) -> Result<GraphId, Error> {
-        self.inner.end_capture()
-    }
-    fn launch_graph(&mut self, graph: GraphId) -> Result<(), Error> {
-        self.inner.launch_graph(graph)
-    }
-    fn destroy_graphs(&mut self) -> Result<(), Error> {
-        self.inner.destroy_graphs()
-    }
-    fn hold(&mut self) -> Result<(), Error> {
-        self.inner.hold()
-    }
-    fn release(&mut self) -> Result<bool, Error> {
-        self.inner.release()
-    }
-    fn release_events(&mut self) -> Result<(), Error> {
-        self.inner.release_events()
-    }
-    fn memory_report(&mut self) -> Result<Option<String>, Error> {
-        self.inner.memory_report()
-    }
-    fn close(&mut self) -> Result<(), Error> {
-        self.inner.close()
     }
 }
