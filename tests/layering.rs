@@ -113,8 +113,11 @@ const BENCH: &[(&str, u32, &str)] = &[
     ("cuda", 2, "the CUDA driver, opened at run time"),
 ];
 
+/// Where a module sits: (top rank, top name, bench rank and folder).
+type Layer = (u32, String, Option<(u32, String)>);
+
 /// The layer of a module path (`["bench", "job", "join"]`): (top rank, top name, bench rank).
-fn layer_of(path: &[String]) -> Result<(u32, String, Option<(u32, String)>), String> {
+fn layer_of(path: &[String]) -> Result<Layer, String> {
     let top = match path.first().map(String::as_str) {
         None | Some("lib") | Some("main") | Some("app") => "app",
         Some(t) => t,
