@@ -26,19 +26,13 @@ use std::path::PathBuf;
 /// How many sizes make the plateau and the latency range.
 const SIZES: usize = 3;
 
+/// One collective's usable rows, keyed by the collective's place in [`Collective::ALL`] so
+/// that the profile lists them in table order.
+type ByCollective<'a> = BTreeMap<usize, (Collective, Vec<&'a InputRow>)>;
+
 /// A profile (TOML text) from a healthy run's result files (any format `read_files` reads).
 pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<String, Error> {
-    if !(0.0..100.0).contains(&margin_pct) {
-        return Err(Error::usage(format!(
-            "profile margin must be at least 0 and below 100 percent, not {margin_pct}"
-        )));
-    }
-    if name.trim().is_empty() {
-        return Err(Error::usage("profile name is empty"));
-    }
-    if paths.is_empty() {
-        return Err(Error::usage("no result files to make a profile from"));
-    }
+    check_request(paths, name, margin_pct)?;
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let shown = shown.join(", ");
     let set = read_files(paths)?;
@@ -51,7 +45,47 @@ pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<St
         .iter()
         .filter(|r| r.collective.is_none())
         .count();
-    let mut by_collective: BTreeMap<usize, (Collective, Vec<&InputRow>)> = BTreeMap::new();
+    let by_collective = by_collective(&out_of_place)?;
+    if by_collective.is_empty() {
+        return Err(nothing_usable(&shown, unnamed));
+    }
+    let curves: Vec<Curve> = by_collective
+        .into_values()
+        .map(|(collective, rows)| Curve::new(collective, &rows))
+        .collect();
+    let baseline = absolute(paths)?;
+
+    let mut out = String::new();
+    write_head(&mut out, &shown, margin_pct, unnamed, set.skipped.len());
+    write_profile(&mut out, name, &shown, &curves);
+    write_suite(&mut out, &curves);
+    for curve in &curves {
+        curve.write_checks(&mut out, margin_pct);
+    }
+    write_baseline(&mut out, &baseline);
+    Ok(out)
+}
+
+/// Refuses a margin outside 0..100 %, an empty name and no input before any file is read.
+fn check_request(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<(), Error> {
+    if !(0.0..100.0).contains(&margin_pct) {
+        return Err(Error::usage(format!(
+            "profile margin must be at least 0 and below 100 percent, not {margin_pct}"
+        )));
+    }
+    if name.trim().is_empty() {
+        return Err(Error::usage("profile name is empty"));
+    }
+    if paths.is_empty() {
+        return Err(Error::usage("no result files to make a profile from"));
+    }
+    Ok(())
+}
+
+/// The out-of-place rows a profile can be made from (op sum or none, root 0 or -1, above 0
+/// bytes), per collective. A row naming no known collective is an error.
+fn by_collective<'a>(out_of_place: &[&'a InputRow]) -> Result<ByCollective<'a>, Error> {
+    let mut by_collective = ByCollective::new();
     for row in out_of_place.iter().copied() {
         let Some(name) = &row.collective else {
             continue;
@@ -72,38 +106,38 @@ pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<St
                 .push(row);
         }
     }
-    if by_collective.is_empty() {
-        let why = if unnamed > 0 {
-            " (the rows do not say which collective they measured: nccl-tests names it only \
-             in a `# Collective test starting:` line; use ncclbench --csv or -J output)"
-        } else {
-            ""
-        };
-        return Err(Error::usage(format!(
-            "{shown}: no out-of-place rows above 0 bytes with op sum (or none) at root 0 or -1 to make a profile from{why}"
-        )));
-    }
+    Ok(by_collective)
+}
 
-    let curves: Vec<Curve> = by_collective
-        .into_values()
-        .map(|(collective, rows)| Curve::new(collective, &rows))
-        .collect();
-    let used = curves.iter().flat_map(|c| c.rows.iter());
-    let mut ranks = used.clone().map(|r| r.nranks);
-    let first = ranks.next().flatten();
-    let ranks = first.filter(|_| ranks.all(|n| n == first));
-    let sizes = || used.clone().map(|r| r.bytes);
-    let (perf_min, perf_max) = (sizes().min().unwrap_or(1), sizes().max().unwrap_or(1));
-    let baseline = paths
+/// The error for input without a usable row; it names the likely cause when rows lacked
+/// their collective's name.
+fn nothing_usable(shown: &str, unnamed: usize) -> Error {
+    let why = if unnamed > 0 {
+        " (the rows do not say which collective they measured: nccl-tests names it only \
+         in a `# Collective test starting:` line; use ncclbench --csv or -J output)"
+    } else {
+        ""
+    };
+    Error::usage(format!(
+        "{shown}: no out-of-place rows above 0 bytes with op sum (or none) at root 0 or -1 to make a profile from{why}"
+    ))
+}
+
+/// The input paths made absolute, so that the profile's baseline still finds them when it
+/// is read from another directory.
+fn absolute(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    paths
         .iter()
         .map(|p| {
             std::path::absolute(p)
                 .map_err(|e| Error::usage(format!("{}: cannot make absolute: {e}", p.display())))
         })
-        .collect::<Result<Vec<PathBuf>, Error>>()?;
+        .collect()
+}
 
-    let mut out = String::new();
-    let w = &mut out;
+/// The comment block at the top: where the numbers come from, how they were made, and what
+/// input was left out.
+fn write_head(w: &mut String, shown: &str, margin_pct: f64, unnamed: usize, skipped: usize) {
     let _ = writeln!(
         w,
         "# Made by `ncclbench accept --make-profile` from a healthy run:"
@@ -131,13 +165,19 @@ pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<St
             "# {unnamed} out-of-place rows were left out: their file does not name the collective."
         );
     }
-    if !set.skipped.is_empty() {
+    if skipped > 0 {
         let _ = writeln!(
             w,
-            "# {} lines of the input could not be read and were left out.",
-            set.skipped.len()
+            "# {skipped} lines of the input could not be read and were left out."
         );
     }
+}
+
+/// The `[profile]` table; `ranks` only when every used row ran on the same number of ranks.
+fn write_profile(w: &mut String, name: &str, shown: &str, curves: &[Curve]) {
+    let mut ranks = curves.iter().flat_map(|c| c.rows.iter()).map(|r| r.nranks);
+    let first = ranks.next().flatten();
+    let ranks = first.filter(|_| ranks.all(|n| n == first));
     let date = chrono::Local::now().format("%Y-%m-%d");
     let _ = writeln!(w, "\n[profile]");
     let _ = writeln!(w, "name = {}", quoted(name));
@@ -150,14 +190,21 @@ pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<St
     if let Some(n) = ranks {
         let _ = writeln!(w, "ranks = {n}");
     }
+}
+
+/// The `[suite]` table: the collectives measured, swept over the sizes the run measured.
+fn write_suite(w: &mut String, curves: &[Curve]) {
+    let sizes = || curves.iter().flat_map(|c| c.rows.iter()).map(|r| r.bytes);
+    let (perf_min, perf_max) = (sizes().min().unwrap_or(1), sizes().max().unwrap_or(1));
     let _ = writeln!(w, "\n[suite]");
     let names: Vec<String> = curves.iter().map(|c| quoted(c.collective.name())).collect();
     let _ = writeln!(w, "collectives = [{}]", names.join(", "));
     let _ = writeln!(w, "perf_min_bytes = {}", size_text(perf_min));
     let _ = writeln!(w, "perf_max_bytes = {}", size_text(perf_max));
-    for curve in &curves {
-        curve.write_checks(w, margin_pct);
-    }
+}
+
+/// The `[baseline]` table: the run itself, so that later runs are also compared with it.
+fn write_baseline(w: &mut String, baseline: &[PathBuf]) {
     let paths: Vec<String> = baseline
         .iter()
         .map(|p| quoted(&p.display().to_string()))
@@ -165,7 +212,6 @@ pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<St
     let _ = writeln!(w, "\n[baseline]");
     let _ = writeln!(w, "paths = [{}]", paths.join(", "));
     let _ = writeln!(w, "threshold_pct = 5");
-    Ok(out)
 }
 
 /// One collective's rows, reduced to a median per size.

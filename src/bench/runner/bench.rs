@@ -1,18 +1,18 @@
 //! One measurement (nccl-tests' `BenchTime`): fill, one untimed launch, the timed loop of `-n`
 //! iterations of `-m` grouped launches (optionally captured into a graph and replayed `-G`
 //! times, optionally blocking per `-z`), per-iteration events for `-I`, the cross-rank time
-//! reduction of `-a`, and `-c` verification runs.
+//! reduction of `-a`, and `-c` verification runs. The timed section's two shapes, stream and
+//! graph, are in `timed`.
 
+use super::timed::IterEvents;
 use super::{Phase, Runner};
-use crate::bench::backend::EventId;
 use crate::bench::plan::Sweep;
 use crate::bench::verify::{self, CheckCase};
-use crate::config::Timer;
 use crate::core::collective::Shape;
 use crate::core::error::Error;
-use crate::core::stats::iter_stats;
+use crate::core::stats::{iter_stats, IterStats};
 use crate::result::{Measurement, Placement};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 impl Runner<'_> {
     /// Measures one placement of one size.
@@ -25,128 +25,20 @@ impl Runner<'_> {
         let cfg = self.cfg;
         let checked = cfg.check > 0
             && (placement == Placement::OutOfPlace || self.plan.collective.checks_in_place());
-        if cfg.check > 0 {
-            let case = self.check_case(sweep, shape, placement);
-            verify::prepare(self.backend, &case)?;
-        }
-        self.range_push(sweep, shape, placement, Phase::Untimed);
-        self.launch(sweep, shape, placement, 0, Phase::Untimed)?;
-        self.wait(sweep, shape, placement, "untimed launch")?;
-        self.range_pop();
-        self.boot.barrier()?;
-
-        let (n, m) = (u64::from(cfg.iters), u64::from(cfg.agg_iters));
-        let graph = cfg.graph > 0;
-        let per_iter = cfg.per_iter && !graph;
-        let z3 = cfg.blocking == 3 && !graph;
-        let per_launch_wait = matches!(cfg.blocking, 1 | 2) && m == 1 && !graph;
+        self.untimed(sweep, shape, placement)?;
         self.range_push(sweep, shape, placement, Phase::Timed);
-        if graph {
-            self.backend.begin_capture()?;
-        }
-        let mut starts = Vec::new();
-        let mut ends = Vec::new();
-        let mut z3_total = Duration::ZERO;
-        // --timer device: the loop queues behind a gate and is timed by events around it.
-        let device_timer = cfg.timer == Timer::Device;
-        let mut window = None;
-        if device_timer && !graph {
-            window = Some(self.hold_and_mark()?);
-        }
-        let mut t0 = Instant::now();
-        for iter in 0..n {
-            let it_start = Instant::now();
-            if per_iter {
-                starts.push(self.backend.record_event()?);
-            }
-            if m > 1 {
-                self.group_start()?;
-            }
-            for a in 0..m {
-                self.launch(sweep, shape, placement, iter * m + a, Phase::Timed)?;
-                if per_launch_wait {
-                    self.wait(sweep, shape, placement, "blocking launch")?;
-                    if cfg.blocking == 1 {
-                        self.boot.barrier()?;
-                    }
-                }
-            }
-            if m > 1 {
-                self.group_end()?;
-            }
-            if z3 {
-                self.wait(sweep, shape, placement, "blocking iteration")?;
-                if per_iter {
-                    ends.push(self.backend.record_event()?);
-                }
-                z3_total += it_start.elapsed();
-                self.boot.barrier()?;
-            }
-        }
-        if per_iter && !z3 {
-            ends.extend(starts.iter().skip(1).copied());
-            ends.push(self.backend.record_event()?);
-        }
-        let mut launches = n * m;
-        if graph {
-            let g = self.backend.end_capture()?;
-            self.boot.barrier()?;
-            if device_timer {
-                window = Some(self.hold_and_mark()?);
-            }
-            t0 = Instant::now();
-            for _ in 0..cfg.graph {
-                self.backend.launch_graph(g)?;
-            }
-            launches *= u64::from(cfg.graph);
-        }
-        let enqueue = if z3 { z3_total } else { t0.elapsed() };
-        let mut device_window = None;
-        if let Some(start) = window {
-            let end = self.backend.record_event()?;
-            if !self.backend.release()? && !self.hold_expired_noted {
-                self.hold_expired_noted = true;
-                self.sinks.notice(&format!(
-                    "# --timer device: enqueueing the timed loop took longer than {} s, so the \
-                     gate opened early and the device time includes part of the launch cost",
-                    crate::bench::backend::HOLD_LIMIT.as_secs()
-                ))?;
-            }
-            device_window = Some((start, end));
-        }
-        if graph || !(cfg.blocking != 0 && m <= 1) {
-            self.wait(sweep, shape, placement, "timed loop")?;
-        }
-        let mut elapsed = if z3 { z3_total } else { t0.elapsed() };
-        if let Some((start, end)) = device_window {
-            elapsed = self.backend.event_elapsed(start, end)?;
-            if !per_iter {
-                self.backend.release_events()?;
-            }
-        }
-        if per_iter {
-            // The last events may still be queued (blocking modes skip the final wait).
-            self.wait(sweep, shape, placement, "per-iteration events")?;
-        }
-        if graph {
-            self.backend.destroy_graphs()?;
-        }
-        self.range_pop();
-        let per_op_us = |d: Duration| d.as_secs_f64() * 1e6 / launches as f64;
-        let local_us = per_op_us(elapsed);
-        let time_us = self.boot.reduce_time(local_us, cfg.average)?;
-        let iter = if per_iter {
-            let mut times = Vec::with_capacity(starts.len());
-            for (&s, &e) in starts.iter().zip(&ends) {
-                let d = self.backend.event_elapsed(s, e)?;
-                times.push(d.as_secs_f64() * 1e6 / m as f64);
-            }
-            self.backend.release_events()?;
-            // Per iteration, the slowest process (nccl-tests gathers them to rank 0).
-            let times = self.boot.max_f64s(&times)?;
-            iter_stats(&times, cfg.per_iter_skip)
+        let timed = if cfg.graph > 0 {
+            self.timed_graph(sweep, shape, placement)?
         } else {
-            None
+            self.timed_stream(sweep, shape, placement)?
+        };
+        self.range_pop();
+        let per_op_us = |d: Duration| d.as_secs_f64() * 1e6 / timed.launches as f64;
+        let local_us = per_op_us(timed.elapsed);
+        let time_us = self.boot.reduce_time(local_us, cfg.average)?;
+        let iter = match &timed.events {
+            Some(events) => self.iteration_stats(events)?,
+            None => None,
         };
 
         let coll = self.plan.collective;
@@ -160,7 +52,7 @@ impl Runner<'_> {
         };
         Ok(Measurement {
             time_us,
-            cputime_us: per_op_us(enqueue),
+            cputime_us: per_op_us(timed.enqueue),
             algbw_gbs: algbw,
             busbw_gbs: busbw,
             wrong,
@@ -169,10 +61,33 @@ impl Runner<'_> {
         })
     }
 
-    /// `--timer device`: closes the gate on every queue and records the window's start event.
-    fn hold_and_mark(&mut self) -> Result<EventId, Error> {
-        self.backend.hold()?;
-        self.backend.record_event()
+    /// The `-c` fill and one untimed launch ahead of the timed section, then a barrier so that
+    /// every rank starts timing together.
+    fn untimed(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement) -> Result<(), Error> {
+        if self.cfg.check > 0 {
+            let case = self.check_case(sweep, shape, placement);
+            verify::prepare(self.backend, &case)?;
+        }
+        self.range_push(sweep, shape, placement, Phase::Untimed);
+        self.launch(sweep, shape, placement, 0, Phase::Untimed)?;
+        self.wait(sweep, shape, placement, "untimed launch")?;
+        self.range_pop();
+        self.boot.barrier()
+    }
+
+    /// `-I`: each iteration's time per launch from its events, then per iteration the slowest
+    /// process's, reduced to statistics past the first `-K` iterations.
+    fn iteration_stats(&mut self, events: &IterEvents) -> Result<Option<IterStats>, Error> {
+        let m = f64::from(self.cfg.agg_iters);
+        let mut times = Vec::with_capacity(events.starts.len());
+        for (&s, &e) in events.starts.iter().zip(&events.ends) {
+            let d = self.backend.event_elapsed(s, e)?;
+            times.push(d.as_secs_f64() * 1e6 / m);
+        }
+        self.backend.release_events()?;
+        // Per iteration, the slowest process (nccl-tests gathers them to rank 0).
+        let times = self.boot.max_f64s(&times)?;
+        Ok(iter_stats(&times, self.cfg.per_iter_skip))
     }
 
     /// `-c` verification runs: fill, one launch at the unrotated offset, wait, count wrong

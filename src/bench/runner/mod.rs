@@ -3,6 +3,7 @@
 //! ([`bench`]), each reported to the sinks the moment it exists.
 
 mod bench;
+mod timed;
 
 use crate::bench::backend::{Backend, Call, RankArgs};
 use crate::bench::job::bootstrap::Bootstrap;

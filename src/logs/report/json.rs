@@ -32,18 +32,46 @@ fn evidence(rep: &Report<'_>, e: &Evidence) -> Value {
 
 /// The document as a JSON value.
 pub fn document(rep: &Report<'_>) -> Value {
-    let s = rep.summary;
     let r = rep.redact;
-    let versions: Vec<String> = s.versions().into_iter().map(|v| r.text(v)).collect();
-    let files: Vec<Value> = s
+    let versions: Vec<String> = rep
+        .summary
+        .versions()
+        .into_iter()
+        .map(|v| r.text(v))
+        .collect();
+    json!({
+        "schema": SCHEMA,
+        "nccl_version": if versions.len() == 1 { json!(versions[0]) } else { Value::Null },
+        "nccl_versions": versions,
+        "files": files(rep),
+        "hosts": hosts(rep),
+        "communicators": communicators(rep),
+        "env": env(rep),
+        "decisions": decisions(rep),
+        "model_table": model_tables(rep),
+        "findings": findings(rep),
+        "warnings": warnings(rep),
+        "nccl_warns": nccl_warns(rep),
+    })
+}
+
+/// `files`: per log file its line counts and what it held.
+fn files(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.summary
         .files
         .iter()
         .map(|f| {
             json!({"name": r.text(&f.name), "lines": f.lines, "nccl_lines": f.nccl_lines,
                    "colls": f.colls, "decisions": f.decisions})
         })
-        .collect();
-    let hosts: Vec<Value> = s
+        .collect()
+}
+
+/// `hosts`: per host its processes, versions, networks, GPUDirect RDMA, transports and links.
+fn hosts(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.summary
         .hosts
         .iter()
         .map(|(name, h)| {
@@ -64,8 +92,14 @@ pub fn document(rep: &Report<'_>) -> Value {
                 "nvlink": h.nvlink,
             })
         })
-        .collect();
-    let comms: Vec<Value> = s
+        .collect()
+}
+
+/// `communicators`: per communicator its ranks, initialisation, channels, connections and
+/// collective counts.
+fn communicators(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.summary
         .comms
         .iter()
         .map(|(k, c)| {
@@ -81,8 +115,13 @@ pub fn document(rep: &Report<'_>) -> Value {
                 "colls": c.colls.iter().map(|(f, n)| (f.as_str().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
             })
         })
-        .collect();
-    let env: Vec<Value> = s
+        .collect()
+}
+
+/// `env`: one entry per NCCL variable and value, with the hosts that set it so.
+fn env(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.summary
         .env
         .iter()
         .flat_map(|(name, e)| {
@@ -91,8 +130,13 @@ pub fn document(rep: &Report<'_>) -> Value {
                        "hosts": hosts.iter().map(|h| rep.host(h)).collect::<Vec<_>>()})
             })
         })
-        .collect();
-    let decisions: Vec<Value> = s
+        .collect()
+}
+
+/// `decisions`: one entry per communicator, collective, size and choice of algorithm,
+/// protocol and channels.
+fn decisions(rep: &Report<'_>) -> Vec<Value> {
+    rep.summary
         .decisions
         .iter()
         .flat_map(|((k, func, bytes), choices)| {
@@ -114,8 +158,12 @@ pub fn document(rep: &Report<'_>) -> Value {
                 })
             })
         })
-        .collect();
-    let tables: Vec<Value> = s
+        .collect()
+}
+
+/// `model_table`: one entry per printed tuning-model table, its cells flattened.
+fn model_tables(rep: &Report<'_>) -> Vec<Value> {
+    rep.summary
         .model_tables
         .iter()
         .map(|t| {
@@ -132,17 +180,26 @@ pub fn document(rep: &Report<'_>) -> Value {
             json!({"comm": t.comm.as_ref().map(|k| rep.comm(k)), "host": rep.host(&t.host),
                    "first": t.first.as_ref().map(|(f, l)| rep.place(f, *l)), "cells": cells})
         })
-        .collect();
-    let findings: Vec<Value> = rep
-        .findings
+        .collect()
+}
+
+/// `findings`: the rules' findings with their evidence lines.
+fn findings(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.findings
         .iter()
         .map(|f| {
             json!({"rule": f.rule, "severity": f.severity, "title": r.text(&f.title),
                    "detail": r.text(&f.detail),
                    "evidence": f.evidence.iter().map(|e| evidence(rep, e)).collect::<Vec<_>>()})
         })
-        .collect();
-    let warnings: Vec<Value> = s
+        .collect()
+}
+
+/// `warnings`: the parser's counted problems, per file and kind.
+fn warnings(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.summary
         .files
         .iter()
         .flat_map(|f| {
@@ -151,8 +208,13 @@ pub fn document(rep: &Report<'_>) -> Value {
                        "count": n, "first_line": first})
             })
         })
-        .collect();
-    let warns: Vec<Value> = s
+        .collect()
+}
+
+/// `nccl_warns`: NCCL's own WARN lines, grouped by kind.
+fn nccl_warns(rep: &Report<'_>) -> Vec<Value> {
+    let r = rep.redact;
+    rep.summary
         .warns
         .iter()
         .map(|(kind, g)| {
@@ -160,21 +222,7 @@ pub fn document(rep: &Report<'_>) -> Value {
                    "hosts": g.hosts.iter().map(|h| rep.host(h)).collect::<Vec<_>>(),
                    "examples": g.examples.iter().map(|e| evidence(rep, e)).collect::<Vec<_>>()})
         })
-        .collect();
-    json!({
-        "schema": SCHEMA,
-        "nccl_version": if versions.len() == 1 { json!(versions[0]) } else { Value::Null },
-        "nccl_versions": versions,
-        "files": files,
-        "hosts": hosts,
-        "communicators": comms,
-        "env": env,
-        "decisions": decisions,
-        "model_table": tables,
-        "findings": findings,
-        "warnings": warnings,
-        "nccl_warns": warns,
-    })
+        .collect()
 }
 
 /// JSON has no NaN or infinity.
