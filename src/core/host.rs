@@ -4,10 +4,10 @@
 //!
 //! Two sources of the name remain on purpose. The host backend, the MPI job and the local-rank
 //! hash read `/proc/sys/kernel/hostname` and fall back to `$HOSTNAME`, then `localhost`; the
-//! NCCL backend's failure lines, the tuning join and the environment record ask gethostname(2)
-//! as nccl-tests does, with `localhost` only when the call fails. On Linux both give the same
-//! name; they differ only when /proc is missing or the name is empty, and each caller keeps
-//! what it printed before.
+//! NCCL backend's failure lines, the `%h` of `NCCL_DEBUG_FILE` that tuning expands, and the
+//! environment record and redactor ask gethostname(2) as nccl-tests does, with `localhost`
+//! only when the call fails. On Linux both give the same name; they differ only when /proc is
+//! missing or the name is empty, and each caller keeps what it printed before.
 
 /// `name` up to its first '.', as nccl-tests cuts the host name it prints and hashes.
 pub fn short(name: &str) -> &str {

@@ -1,6 +1,7 @@
 //! Tests of the host backend: collective semantics against a naive model, reduction kernels
 //! against a scalar reference, the plans' freedom from races, and queue behaviour.
 
+mod forward;
 mod kernels;
 mod model;
 mod queue;
