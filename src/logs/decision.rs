@@ -1,5 +1,5 @@
 //! The per-call lines: COLL (`AllReduce: opCount ...`) and every TUNING decision format
-//! (nccl-logs.md sections 2.1, 2.4 and 5.2):
+//! (see docs/nccl-log-formats.md for who prints them and what the bytes mean):
 //!
 //! | versions | format after the prefix |
 //! |---|---|

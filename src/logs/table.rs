@@ -1,4 +1,4 @@
-//! Rows of the init-time tuning-model table (nccl-logs.md section 4): comm rank 0 prints it
+//! Rows of the init-time tuning-model table (TUNING subsystem): comm rank 0 prints it
 //! in blocks of up to three algorithms, each block a header row of algorithm names, a
 //! protocol row (always nine cells, even in the PAT-only block, so it is not used), a
 //! `Max NThreads` row and five function rows of `latency/bandwidth` cells.

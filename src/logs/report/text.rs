@@ -1,6 +1,7 @@
-//! The terminal report: the eight facts per host and communicator first (domain.md section
-//! 8), then findings with their evidence, decisions per (communicator, collective, bytes),
-//! tuning-model tables, environment and parse warnings.
+//! The terminal report: the facts an engineer looks for first, per host and communicator
+//! (version, environment, bootstrap interface, NICs and network, GPUDirect RDMA, transports,
+//! channels; listed in docs/nccl-log-formats.md), then findings with their evidence, decisions
+//! per (communicator, collective, bytes), tuning-model tables, environment and parse warnings.
 
 use super::Report;
 use crate::logs::event::Transport;
