@@ -1,8 +1,8 @@
 //! `ncclbench logs` through the binary: golden text (and JSON) reports of the committed sample
-//! logs in tests/data/logs/ (one per NCCL log format variant the parser knows), the JSON interface's
-//! keys and spellings, redaction that leaves no hostname, IP, PID or pointer of the input in
-//! any output, the real published logs in ../shared/fixtures/real (skipped when absent), and
-//! one-line errors.
+//! logs in tests/data/logs/ (one per NCCL log format variant, see docs/nccl-log-formats.md), the
+//! JSON interface's keys and spellings, redaction that leaves no hostname, IP, PID or pointer
+//! of the input in any output, the real published logs in ../shared/fixtures/real (skipped when
+//! absent), and one-line errors.
 //!
 //! Regenerate the golden files after an intended change with
 //! `UPDATE_GOLDEN=1 cargo test --test integration -- logs_cli::` and review the diff.

@@ -1,9 +1,10 @@
 //! NCCL's debug log, for the log-correlation code: with `NCCL_DEBUG=INFO` (read once), lines
 //! go to `NCCL_DEBUG_FILE` (`%h` host, `%p` pid, `%%`; truncated on open) or stdout, with the
-//! INFO prefix `host:pid:tid [cudaDev] NCCL INFO `, in the format of
-//! the impersonated version: the `NCCL version` line, `Init COMPLETE` / `Destroy COMPLETE`
-//! (INIT), per-call COLL lines (every rank, at the call) and TUNING decision lines (rank
-//! 0 of each communicator, at group end; `FAKE_NCCL_TUNING_ALL_RANKS=1` for every rank).
+//! INFO prefix `host:pid:tid [cudaDev] NCCL INFO ` (formats in docs/nccl-log-formats.md), in the
+//! format of the impersonated version: the `NCCL version` line, `Init COMPLETE` /
+//! `Destroy COMPLETE` (INIT), per-call COLL lines (every rank, at the call) and TUNING decision
+//! lines (rank 0 of each communicator, at group end; `FAKE_NCCL_TUNING_ALL_RANKS=1` for every
+//! rank).
 //!
 //! The tuning decision depends only on the per-rank byte count B = count x type size:
 //! B < 64 KiB: Tree/LL; B < 4 MiB: Ring/LL128; else Ring/Simple; always channels 0..3;

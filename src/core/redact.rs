@@ -1,7 +1,8 @@
 //! `--redact` (of `ncclbench logs` and of benchmark runs): hostnames become stable short hashes (`host-1a2b3c`, the same name always the
 //! same token, so layouts stay readable), communicator ids `comm-<hash>`, PIDs and TIDs
 //! ordinals (`p1`, `p2`...), pointers `<ptr>`, bus ids `<bus>`, IPv4/IPv6 addresses `<ip>`,
-//! and user names in home paths `<user>`: what a shared log must not give away.
+//! and user names in home paths `<user>`: raw logs and environment dumps carry all of these,
+//! and results meant for sharing must not, while the analysis still needs their structure.
 //!
 //! Report renderers pass structured fields through the typed methods and every free text
 //! (quoted lines, messages, values) through [`Redactor::text`], which knows the hostnames,

@@ -1,5 +1,5 @@
 //! The per-call lines: COLL (`AllReduce: opCount ...`) and every TUNING decision format
-//! (the layouts below are those of NCCL's INFO output, which changed with the versions shown):
+//! (see docs/nccl-log-formats.md for who prints them and what the bytes mean):
 //!
 //! | versions | format after the prefix |
 //! |---|---|

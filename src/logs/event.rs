@@ -49,7 +49,7 @@ pub struct Decision {
     /// The collective; `None` for 2.20-2.22 numeric lines with no COLL line before them.
     pub collective: Option<Func>,
     /// Bytes as NCCL printed them: for AllGather/ReduceScatter the total size up to 2.23 and
-    /// the per-rank size from 2.24 on.
+    /// the per-rank size from 2.24 on; for the other collectives always count x type size.
     pub bytes: u64,
     /// The algorithm (kernel path only).
     pub algo: Option<Algo>,

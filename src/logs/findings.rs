@@ -1,5 +1,6 @@
-//! Rule-based findings about a log's setup and decisions: each names its rule id, says what it
-//! means, and quotes the lines it rests on (file:line). Rules only read the [`LogSummary`].
+//! Rule-based findings on the facts a log shows (docs/nccl-log-formats.md): each names its rule
+//! id, says what it means, and quotes the lines it rests on (file:line). Rules only read the
+//! [`LogSummary`].
 //!
 //! | rule | fires when |
 //! |---|---|

@@ -1,4 +1,5 @@
-//! Finding NCCL's line prefix (`host:pid:tid [dev] NCCL INFO `) anywhere in a physical line.
+//! Finding NCCL's line prefix anywhere in a physical line: `host:pid:tid [cudaDev] NCCL INFO `,
+//! from 2.26 optionally after a timestamp (docs/nccl-log-formats.md lists every level's form).
 //!
 //! Every rank writes to the same stdout without a lock, so one physical line can hold the tail
 //! of one message glued to a whole other one, and launchers put their own tags in front

@@ -1,6 +1,6 @@
 //! Init-time messages that need no context: version, ENV, bootstrap and network interfaces,
 //! GPUDirect RDMA, channel connections and their transports, NVLS, communicator Init/Destroy,
-//! channel counts and `Connected all ...`.
+//! channel counts and `Connected all ...` (formats by version in docs/nccl-log-formats.md).
 //!
 //! Each reader accepts every version's spelling of its line (2.18.1's busId-in-brackets
 //! connection lines, `Bootstrap :` versus `Bootstrap:`, the 2.29 `[Rank N]` Init START, split

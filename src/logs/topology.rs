@@ -1,7 +1,8 @@
-//! The topology a run's NCCL log shows, for the run's
-//! environment record: NCCL version(s), the communicator's ranks, nodes and channels, the
-//! transports its connections used (`P2P/CUMEM`, `SHM/direct`, `NET/IB`...), GPUDirect RDMA,
-//! NVLS, the network and NICs, and the `Connected all rings/trees` lines.
+//! The topology a run's NCCL log shows, for the run's environment record: NCCL version(s), the
+//! communicator's ranks, nodes and channels, the transports its connections used (`P2P/CUMEM`,
+//! `SHM/direct`, `NET/IB`...), GPUDirect RDMA, NVLS, the network and NICs, and the `Connected
+//! all rings/trees` lines (the first facts listed in docs/nccl-log-formats.md, less the
+//! environment variables and the per-call decisions).
 //!
 //! Only what the log printed is reported: a fact the log does not show stays `None` or empty,
 //! never a default. Nodes, in particular, are only counted when every rank of the

@@ -1,5 +1,6 @@
-//! Hand-built run data shared by the sink tests: the nccl-tests reference example (8 ranks,
-//! all_reduce float sum, two rows) and a driver that feeds it through a sink's hooks in the
+//! Hand-built run data shared by the sink tests: an example run in nccl-tests 2.19.6's layout
+//! with invented numbers (8 ranks on one node, all_reduce float sum, two rows; its text output
+//! is `REFERENCE` in `text/tests.rs`) and a driver that feeds it through a sink's hooks in the
 //! order the runner calls them.
 
 use crate::bench::backend::DeviceInfo;
@@ -9,7 +10,7 @@ use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::result::{IterStats, Measurement, Placement, Row, RowKey, RunMeta, Step, Summary};
 
-/// The reference example's run: 1 thread, 8 GPUs, 8 B to 128 MiB by factor 2.
+/// The example's run: 1 thread, 8 GPUs, 8 B to 128 MiB by factor 2.
 pub fn meta() -> RunMeta {
     let devices = (0..8)
         .map(|i| DeviceInfo {
@@ -100,7 +101,7 @@ pub fn iter_stats(skipped: u32) -> IterStats {
     }
 }
 
-/// The reference example's two rows.
+/// The example's two rows.
 pub fn rows() -> Vec<Row> {
     vec![
         Row {

@@ -1,8 +1,8 @@
 //! The NCCL_DEBUG* environment of a `--tuning` run, set before the library is loaded (NCCL
 //! reads it once): level INFO, the subsystems the join needs added to the user's, and a
-//! per-process debug file in the run's output directory (NCCL expands `%h` to the host name
-//! and `%p` to the PID in `NCCL_DEBUG_FILE`),
-//! so NCCL's lines never reach stdout. Conflicting user settings give `#` header notes.
+//! per-process debug file in the run's output directory (`%h` host, `%p` pid: NCCL has no rank
+//! placeholder), so NCCL's lines never reach stdout. Conflicting user settings give `#` header
+//! notes.
 
 use std::path::{Path, PathBuf};
 

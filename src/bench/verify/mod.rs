@@ -12,6 +12,10 @@
 //! [`prepare`] and [`check`] apply the collective table ([`crate::core::collective`]) to a backend's
 //! buffers; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
 //! and `job` run them over large buffers (threads, vectorized loops).
+//!
+//! docs/verification.md describes the whole design: seeds and global indices, the meaning of
+//! [`Content`] and [`Segment`], the pattern of each type and operator, and how wrong elements
+//! are counted.
 
 mod dispatch;
 mod float_avg;

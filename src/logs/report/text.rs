@@ -1,9 +1,7 @@
-//! The terminal report: the eight facts an engineer looks for first, per host and
-//! communicator (NCCL version and agreement across nodes, the `NCCL_*` variables in force, the
-//! bootstrap interface, the data NICs and network, GPUDirect RDMA per GPU/NIC pair, intra-node
-//! paths P2P or SHM, `Connected all rings/trees` and channel count, per-call decisions), then
-//! findings with their evidence, decisions per (communicator, collective, bytes), tuning-model
-//! tables, environment and parse warnings.
+//! The terminal report: the facts an engineer looks for first, per host and communicator
+//! (version, environment, bootstrap interface, NICs and network, GPUDirect RDMA, transports,
+//! channels; listed in docs/nccl-log-formats.md), then findings with their evidence, decisions
+//! per (communicator, collective, bytes), tuning-model tables, environment and parse warnings.
 
 use super::Report;
 use crate::logs::event::Transport;

@@ -1,6 +1,7 @@
 //! Property tests of the reduction patterns: for every dtype, op and rank count, the naive
 //! reducer (rounding at every step) reaches exactly the expected value in every order, and the
-//! inputs have the shape the design promises (finite, mostly nonzero, mixed signs).
+//! inputs have the shape the patterns promise (finite, mostly nonzero, mixed signs; see
+//! docs/verification.md).
 
 use super::reducer::{reduce, Order, ORDERS};
 use super::{bytes, inputs};

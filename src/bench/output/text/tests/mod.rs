@@ -1,5 +1,6 @@
-//! Golden tests of the text table: the reference example byte for byte, then one test per
-//! variant (-C, -S, -I/-K, N/A, hypercube, -z, -p, reduced maxBytes, footers).
+//! Golden tests of the text table: the example run of `testdata` byte for byte (`REFERENCE`),
+//! then one test per variant (-C, -S, -I/-K, N/A, hypercube, -z, -p, reduced maxBytes,
+//! footers).
 
 mod fixture;
 
