@@ -145,8 +145,18 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
+    /// One sweep (a dtype, op and root): a barrier, the warm-up, then a row per size.
     fn sweep(&mut self, cycle: u32, sweep: &Sweep) -> Result<(), Error> {
         self.boot.barrier()?;
+        self.warm_up(sweep)?;
+        for &size in &self.plan.sizes {
+            self.row(cycle, sweep, size)?;
+        }
+        Ok(())
+    }
+
+    /// `-w` untimed launches at each warm-up size, out of place, waited for per size.
+    fn warm_up(&mut self, sweep: &Sweep) -> Result<(), Error> {
         for &size in &self.plan.warmup_sizes {
             let shape = self.shape(size, sweep);
             self.range_push(sweep, &shape, Placement::OutOfPlace, Phase::Warmup);
@@ -156,44 +166,48 @@ impl<'a> Runner<'a> {
             self.wait(sweep, &shape, Placement::OutOfPlace, "warm-up")?;
             self.range_pop();
         }
-        for &size in &self.plan.sizes {
-            let shape = self.shape(size, sweep);
-            let key = RowKey {
-                cycle,
-                collective: self.plan.collective,
-                dtype: sweep.dtype,
-                op: sweep.op,
-                root: sweep.root,
-                nranks: self.plan.nranks,
-                bytes: shape.bytes as u64,
-                count: shape.count as u64,
-            };
-            self.sinks.row_started(&key)?;
-            let mut done = Vec::with_capacity(2);
-            for placement in Placement::BOTH {
-                let mut m = self.bench(sweep, &shape, placement)?;
-                if let Some(o) = self.observer.as_mut() {
-                    m.tuning = o.measured(&key, placement);
-                }
-                self.busbw_sum += m.busbw_gbs;
-                self.busbw_n += 1;
-                if m.wrong.is_some_and(|w| w > 0) {
-                    self.out_of_bounds += 1;
-                }
-                self.sinks.placement_done(&key, placement, &m)?;
-                done.push(m);
+        Ok(())
+    }
+
+    /// One size: both placements measured, each given to the sinks and counted in the
+    /// footer's totals the moment it exists, then the row.
+    fn row(&mut self, cycle: u32, sweep: &Sweep, size: u64) -> Result<(), Error> {
+        let shape = self.shape(size, sweep);
+        let key = RowKey {
+            cycle,
+            collective: self.plan.collective,
+            dtype: sweep.dtype,
+            op: sweep.op,
+            root: sweep.root,
+            nranks: self.plan.nranks,
+            bytes: shape.bytes as u64,
+            count: shape.count as u64,
+        };
+        self.sinks.row_started(&key)?;
+        let mut done = Vec::with_capacity(2);
+        for placement in Placement::BOTH {
+            let mut m = self.bench(sweep, &shape, placement)?;
+            if let Some(o) = self.observer.as_mut() {
+                m.tuning = o.measured(&key, placement);
             }
-            let in_place = done.pop().expect("two placements");
-            let out_of_place = done.pop().expect("two placements");
-            let row = Row {
-                key,
-                out_of_place,
-                in_place,
-                timestamp: local_time(),
-            };
-            self.sinks.row_done(&row)?;
-            self.rows.push(row);
+            self.busbw_sum += m.busbw_gbs;
+            self.busbw_n += 1;
+            if m.wrong.is_some_and(|w| w > 0) {
+                self.out_of_bounds += 1;
+            }
+            self.sinks.placement_done(&key, placement, &m)?;
+            done.push(m);
         }
+        let in_place = done.pop().expect("two placements");
+        let out_of_place = done.pop().expect("two placements");
+        let row = Row {
+            key,
+            out_of_place,
+            in_place,
+            timestamp: local_time(),
+        };
+        self.sinks.row_done(&row)?;
+        self.rows.push(row);
         Ok(())
     }
 
