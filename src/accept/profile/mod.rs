@@ -53,8 +53,6 @@ mod parse;
 mod raw;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_parse;
 
 use crate::core::collective::Collective;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Tests of parsing: every key read, the documented example, and each validation message.
 
-use super::tests::{usage, HEAD};
-use super::*;
+use super::super::*;
+use super::{usage, HEAD};
 use crate::core::units::parse_size;
 
 /// Every `[suite]` key is read; sizes as strings mean what `-b`/`-e` mean, integers are
@@ -40,7 +40,7 @@ fn suite_keys_and_sizes() {
 /// The example layout in `profiles/README.md` is a valid profile with the numbers it shows.
 #[test]
 fn documented_example_parses() {
-    let readme = include_str!("../../../profiles/README.md");
+    let readme = include_str!("../../../../profiles/README.md");
     let start = readme.find("```toml\n").unwrap() + "```toml\n".len();
     let example = &readme[start..start + readme[start..].find("```").unwrap()];
     let p = parse(example, "README", None).unwrap();

@@ -1,5 +1,7 @@
 //! Tests of the shipped profiles and of loading a profile by name or from a file.
 
+mod parse;
+
 use super::*;
 use crate::core::error::Error;
 use std::path::Path;
