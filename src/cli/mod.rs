@@ -118,11 +118,12 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
 /// The whole `ncclbench` command: the collectives' subcommands first (from their specs, in the
 /// nccl-tests binary order), then the tools.
 pub(crate) fn command() -> clap::Command {
-    let tools: Vec<String> = Cli::command()
+    let mut cmd = Cli::command();
+    let tools: Vec<String> = cmd
         .get_subcommands()
         .map(|s| s.get_name().to_string())
         .collect();
-    let mut cmd = Cli::command().subcommands(Collective::ALL.map(collective_command));
+    cmd = cmd.subcommands(Collective::ALL.map(collective_command));
     for (i, name) in tools.iter().enumerate() {
         cmd = cmd.mut_subcommand(name, |s| s.display_order(Collective::ALL.len() + i));
     }

@@ -7,7 +7,7 @@ use super::{Collective, OpColumn, Segment, Shape};
 /// One collective's description.
 #[derive(Debug)]
 pub struct Spec {
-    /// The collective described.
+    /// The collective described (a test holds every spec to its own variant).
     pub collective: Collective,
     /// The command-line, CSV and JSON name (`all_reduce`).
     pub name: &'static str,
@@ -71,24 +71,6 @@ impl Blocks {
             Blocks::PerPeer(f) => (0..nranks).try_fold(0usize, |sum, peer| {
                 sum.checked_add(f(count, rank, peer, nranks))
             }),
-        }
-    }
-
-    /// `(start, len)` in elements of `rank`'s block for each peer (one entry for [`Blocks::One`]).
-    pub fn blocks(self, count: usize, rank: usize, nranks: usize) -> Vec<(usize, usize)> {
-        match self {
-            Blocks::One => vec![(0, count)],
-            Blocks::PerPeer(f) => {
-                let mut start = 0;
-                (0..nranks)
-                    .map(|peer| {
-                        let len = f(count, rank, peer, nranks);
-                        let block = (start, len);
-                        start += len;
-                        block
-                    })
-                    .collect()
-            }
         }
     }
 }

@@ -89,3 +89,28 @@ fn every_expected_element_of_a_data_movement_collective_comes_from_exactly_one_s
         }
     }
 }
+
+#[test]
+fn every_spec_describes_its_own_collective_under_its_own_name() {
+    for c in Collective::ALL {
+        assert_eq!(c.spec().collective, c);
+        assert!(
+            c.spec().about.ends_with(&format!("({})", c.perf_name())),
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn per_peer_blocks_may_differ_and_overflow_is_none() {
+    use super::spec::Blocks;
+    // A variable-count layout (as alltoallv's): rank r sends peer p `count + r + p` elements.
+    let var = Blocks::PerPeer(|c, r, p, _| c + r + p);
+    assert_eq!(var.elems(10, 1, 3), Some(11 + 12 + 13));
+    assert_eq!(Blocks::One.elems(10, 1, 3), Some(10));
+    assert_eq!(
+        Blocks::PerPeer(super::spec::uniform).elems(usize::MAX, 0, 2),
+        None
+    );
+    assert_eq!(Collective::AllToAll.extents(usize::MAX, 0, 2), None);
+}
