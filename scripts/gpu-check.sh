@@ -189,7 +189,7 @@ for d in ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "torch", "nvidia-cuda-nvcc-cu1
     try: print(d, m.version(d))
     except Exception: pass' 2>/dev/null
     command -v nvcc >/dev/null && nvcc --version | tail -2
-    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,pci.bus_id,driver_version,memory.total,clocks.max.sm --format=csv
+    command -v nvidia-smi >/dev/null && timeout 20 nvidia-smi --query-gpu=name,pci.bus_id,driver_version,memory.total,clocks.max.sm --format=csv
     env | grep -E '^(NCCL|CUDA|NCCLBENCH|GPU_CHECK)_' | sort
 } >"$out/env.txt" 2>&1
 if command -v nvidia-smi >/dev/null; then

@@ -277,12 +277,13 @@ fn the_build_step_compiles_only_the_needed_binaries_against_the_loaded_nccl() {
     let links: Vec<&str> = log.lines().filter(|l| l.contains("_perf ")).collect();
     assert_eq!(links.len(), 1, "only sendrecv_perf is linked:\n{log}");
     assert!(links[0].contains("sendrecv_perf"), "{log}");
-    assert!(
-        log.lines()
-            .filter(|l| l.contains(" -c "))
-            .all(|l| l.contains("-gencode=arch=compute_90,code=sm_90")),
-        "{log}"
-    );
+    // Compiled for the GPU's architecture only (FAKE_CUDA_CC: 9.0), not the Makefile's list.
+    let compiles: Vec<&str> = log.lines().filter(|l| l.contains(" -c ")).collect();
+    assert!(!compiles.is_empty(), "{log}");
+    for l in compiles {
+        assert_eq!(l.matches("-gencode").count(), 1, "{l}");
+        assert!(l.contains("-gencode=arch=compute_90,code=sm_90"), "{l}");
+    }
     // The built binaries ran every configuration on the library ncclbench loaded.
     let nt: Vec<&Step> = c
         .steps
