@@ -16,6 +16,7 @@ pub struct Step {
     pub coll: String,
     pub status: String,
     pub rc: String,
+    pub limit_s: String,
     pub note: String,
 }
 
@@ -64,15 +65,23 @@ pub fn check(setup: impl FnOnce(&Path, &mut Command) -> Vec<PathBuf>) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut cmd = Command::new(root().join("scripts/gpu-check.sh"));
+    // The check's own settings come from each test alone, never from the caller's environment.
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if ["GPU_CHECK_", "NCCL_TESTS_", "FAKE_NCCL_TESTS_", "NVCC"]
+            .iter()
+            .any(|p| k.starts_with(p))
+        {
+            cmd.env_remove(&*k);
+        }
+    }
     fake_env(&mut cmd)
         .env("FAKE_CUDA_DEVICES", "1")
         .env("GPU_CHECK_MAX", "64K")
         .env("GPU_CHECK_SIDE_MAX", "8K")
         .env("GPU_CHECK_CHECK_MAX", "4K")
         .env("GPU_CHECK_PAIR_MAX", "8K")
-        .env("TMPDIR", dir.path())
-        .env_remove("NCCL_TESTS_BIN")
-        .env_remove("GPU_CHECK_KEEP");
+        .env("TMPDIR", dir.path());
     let extra = setup(dir.path(), &mut cmd);
     let o = cmd
         .arg(&out)
@@ -119,6 +128,7 @@ pub fn check(setup: impl FnOnce(&Path, &mut Command) -> Vec<PathBuf>) -> Check {
                 coll: s(3),
                 status: s(4),
                 rc: s(5),
+                limit_s: s(7),
                 note: s(9),
             }
         })

@@ -16,6 +16,8 @@ GPU. It is at least as strict as the real binaries where that matters to the che
   exits 0, which would hide a check passing ncclbench-only flags to it).
 
 FAKE_NCCL_TESTS_FAIL=coll[,coll]: those collectives fail as an NCCL error does (exit 3).
+FAKE_NCCL_TESTS_HANG=coll[,coll]: those collectives hang after the device lines (as a stuck
+communicator does), until killed.
 FAKE_NCCL_TESTS_LOG=FILE: each invocation appends `<collective> <args>` to FILE.
 """
 
@@ -23,6 +25,7 @@ import ctypes
 import os
 import socket
 import sys
+import time
 import zlib
 
 SHORT = "t:g:b:e:i:f:n:m:w:N:p:I:K:c:o:d:r:z:y:T:hG:C:a:R:x:D:V:J:S:M:u:"
@@ -182,6 +185,9 @@ def main():
         die(3, f"{host}: Test NCCL failure common.cu:1178 'unhandled cuda error (run with "
                f"NCCL_DEBUG=INFO for details) / stand-in failure'\n .. {host} pid "
                f"{os.getpid()}: Test failure common.cu:1203")
+    if coll in os.environ.get("FAKE_NCCL_TESTS_HANG", "").split(","):
+        sys.stdout.flush()
+        time.sleep(3600)
     print("#")
     print("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "
           % ("", "", "", "", ""))
