@@ -25,7 +25,8 @@
 #   ncclbench's default; nccl-tests gets the file `ncclbench env` reports as loaded),
 #   GPU_CHECK_BUDGET seconds (450), GPU_CHECK_COLLS and GPU_CHECK_CONFIGS (comma lists, to run
 #   less), GPU_CHECK_GPUS (ranks per run, 1), GPU_CHECK_BUILD_S (210), GPU_CHECK_GENCODE,
-#   GPU_CHECK_NCCL_INCLUDE, GPU_CHECK_KEEP=1 (keep the work folder named in env.txt).
+#   GPU_CHECK_NCCL_INCLUDE, GPU_CHECK_FILE_LIMIT (bytes, 16 MiB), GPU_CHECK_KEEP=1 (keep the
+#   work folder named in env.txt).
 # Exit status: 0 when every step passed (or was skipped by design), 1 otherwise; 2 bad usage.
 set -uo pipefail
 
@@ -267,23 +268,24 @@ if ((rc != 0)); then
     cp "$raw/progress.txt" "$out/summary.txt"
     record summary gpu-check finish - FAIL "$rc" 0 0 "the summary failed (raw/summary.err); progress lines above"
 fi
-limit=$((16 << 20))
-pack() { # pack FIND-ARGS...: results.tar.gz of raw/ files matching FIND-ARGS; echoes its size
-    (cd "$work" && find raw -type f "$@" -print0 | timeout "$(left)" tar czf "$out/results.tar.gz" --null -T -)
+limit=${GPU_CHECK_FILE_LIMIT:-$((16 << 20))} # bytes per file that can come back
+pack() { # pack [SIZE]: results.tar.gz of raw/, less charts and files over SIZE when given
+    local drop=()
+    [[ -n "${1:-}" ]] && drop=(! \( \( -name '*.png' -o -name '*.svg' -o -size +"$1" \) ! -name steps.tsv \))
+    (cd "$work" && find raw -type f "${drop[@]}" -print0 | timeout "$(left)" tar czf "$out/results.tar.gz" --null -T -)
     stat -c %s "$out/results.tar.gz" 2>/dev/null || echo 0
 }
 size=$(pack)
-for cut in 1024k 64k; do # too big: leave out the largest raw files, and say which
+for cut in 1024k 64k 8k; do # too big: leave out the charts and the largest raw files, and say so
     ((size <= limit)) && break
-    (cd "$work" && find raw -type f -size +"$cut") >"$work/left-out"
-    size=$(pack -size -"$cut")
-    echo "# results.tar.gz: left out files over $cut: $(tr '\n' ' ' <"$work/left-out")" >>"$out/summary.txt"
+    size=$(pack "$cut")
+    echo "# results.tar.gz: left out the charts and the raw files over $cut" >>"$out/summary.txt"
 done
 ((size > 0 && size <= limit)) || record pack gpu-check finish - FAIL - 0 0 "results.tar.gz is $size bytes"
-for f in "$out"/*; do # the limit on what comes back: no file over 16 MiB
+for f in "$out"/*; do # no file over the limit: a cut text file still says most
     if (($(stat -c %s "$f") > limit)); then
         truncate -s "$limit" "$f"
-        echo "# $(basename "$f") was cut to 16 MiB" >>"$out/summary.txt"
+        echo "# $(basename "$f") was cut to $limit bytes" >>"$out/summary.txt"
     fi
 done
 files=$(find "$out" -type f | wc -l)

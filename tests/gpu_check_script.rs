@@ -135,10 +135,22 @@ fn a_failing_step_is_recorded_and_the_check_goes_on() {
     let c = check(|dir, cmd| {
         cmd.env("NCCL_TESTS_BIN", standin_bin(dir))
             .env("FAKE_NCCL_TESTS_FAIL", "all_gather")
+            // Smaller than the raw outputs pack to: charts and the largest files are left out, said so.
+            .env("GPU_CHECK_FILE_LIMIT", "300000")
             .env("GPU_CHECK_COLLS", "all_gather,all_reduce");
         vec![]
     });
     assert_eq!(c.code, Some(1), "{}", c.summary);
+    assert!(c.files.values().all(|&n| n <= 300000), "{:?}", c.files);
+    assert!(
+        c.summary.contains("# results.tar.gz: left out the charts"),
+        "{}",
+        c.summary
+    );
+    assert!(
+        c.raw.join("steps.tsv").is_file()
+            && c.raw.join("c0/all_reduce.r1.nccl-tests.txt").is_file()
+    );
     let failed: Vec<&Step> = c.steps.iter().filter(|s| s.status == "FAIL").collect();
     // 2 rounds of -c 0, then c1, graph, timer, z3, reg1, reg2 and correctness: 9 runs.
     assert_eq!(failed.len(), 9, "{}", c.summary);
