@@ -15,7 +15,8 @@ const MULTI_RANK_ENV: &str = "NCCL_MULTI_RANK_GPU_ENABLE";
 fn run(args: &str, envs: &[(&str, &str)]) -> Run {
     let mut cmd = ncclbench();
     fake_env(&mut cmd).env_remove(MULTI_RANK_ENV);
-    cmd.args(args.split_whitespace()).args(["--backend", "nccl", "-T", "30"]);
+    cmd.args(args.split_whitespace())
+        .args(["--backend", "nccl", "-T", "30"]);
     for (k, v) in envs {
         cmd.env(k, v);
     }

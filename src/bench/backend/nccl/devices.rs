@@ -209,9 +209,16 @@ mod tests {
         );
         let s = sharing(&[0, 0], 0, true, false, 23000, Some("0")).unwrap();
         assert!(!s.set_env);
-        assert!(s.note.unwrap().ends_with("NCCL_MULTI_RANK_GPU_ENABLE=0 from the environment is kept"));
+        assert!(s
+            .note
+            .unwrap()
+            .ends_with("NCCL_MULTI_RANK_GPU_ENABLE=0 from the environment is kept"));
         // An empty value is unset for NCCL too.
-        assert!(sharing(&[0, 0], 0, true, false, 23000, Some(" ")).unwrap().set_env);
+        assert!(
+            sharing(&[0, 0], 0, true, false, 23000, Some(" "))
+                .unwrap()
+                .set_env
+        );
     }
 
     #[test]

@@ -278,3 +278,31 @@ fn describe(call: &Call) -> String {
     s += &format!("count {}", call.count);
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_launch_names_its_case() {
+        let call = Call {
+            coll: Collective::Gather,
+            dtype: DataType::Int32,
+            op: RedOp::Sum,
+            root: 1,
+            count: 256,
+            ranks: Vec::new(),
+        };
+        let e = NcclError {
+            call: "ncclSend",
+            code: 5,
+            text: "invalid usage".into(),
+            detail: "Trying to send to self without a matching recv".into(),
+        };
+        let text = Failure::Nccl(e, 3).into_error(&call).to_string();
+        assert!(
+            text.contains("NCCL failure on rank 3 (gather int32 root 1 count 256): ncclSend"),
+            "{text}"
+        );
+    }
+}

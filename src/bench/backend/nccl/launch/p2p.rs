@@ -52,7 +52,10 @@ impl NcclBackend {
     /// alltoall before 2.28: a send to and a receive from every peer, as nccl-tests does.
     pub(super) fn alltoall_p2p(&self, call: &Call, a: &Args) -> Result<(), Failure> {
         let spec = call.coll.spec();
-        let (send, recv) = (per_peer(call.coll, spec.send)?, per_peer(call.coll, spec.recv)?);
+        let (send, recv) = (
+            per_peer(call.coll, spec.send)?,
+            per_peer(call.coll, spec.recv)?,
+        );
         let (n, elt, dt) = self.shape(call);
         let sends = peer_blocks(send, call.count, a.rank, n, elt);
         let recvs = peer_blocks(recv, call.count, a.rank, n, elt);
