@@ -1,14 +1,22 @@
 //! `ncclGroupStart`/`ncclGroupEnd`: a per-thread depth; ops issued inside are held and placed
-//! on their streams (one batch per stream, in issue order) at the outermost end.
+//! on their streams (one batch per stream, in issue order) at the outermost end. A call made
+//! outside any group is a group of its own, as in NCCL.
+//!
+//! Two failures surface at the group's end, as NCCL reports them: an init refused once every
+//! rank has joined (two ranks on one GPU), held by [`defer`] while the init call itself
+//! succeeds; and a send to self without a receive from self in the same group, or the reverse
+//! (NCCL pairs them when it schedules the group and refuses the group with ncclInvalidUsage).
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
-use crate::engine::{place_batch, progress, Op};
+use crate::engine::{place_batch, progress, Kind, Op};
 use crate::state::*;
 
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     static PENDING: RefCell<Vec<(u64, Op)>> = const { RefCell::new(Vec::new()) };
+    static DEFERRED: RefCell<Option<NcclError>> = const { RefCell::new(None) };
 }
 
 /// The calling thread's group depth.
@@ -21,8 +29,45 @@ pub fn hold(stream: u64, op: Op) {
     PENDING.with(|p| p.borrow_mut().push((stream, op)));
 }
 
-/// Places ops issued together: one batch per stream, streams in first-use order.
-pub fn place_all(st: &mut State, ops: Vec<(u64, Op)>) {
+/// Keeps the first error of a call inside the group for the outermost `ncclGroupEnd`.
+pub fn defer(e: NcclError) {
+    DEFERRED.with(|d| {
+        d.borrow_mut().get_or_insert(e);
+    });
+}
+
+/// NCCL's refusal of a group whose sends to self and receives from self do not pair up.
+fn check_self_p2p(ops: &[(u64, Op)]) -> Result<(), NcclError> {
+    // Per comm: self sends minus self receives.
+    let mut balance: HashMap<u64, i64> = HashMap::new();
+    for (_, op) in ops {
+        if op.peer == op.rank as i32 {
+            match op.kind {
+                Kind::Send => *balance.entry(op.comm).or_default() += 1,
+                Kind::Recv => *balance.entry(op.comm).or_default() -= 1,
+                _ => {}
+            }
+        }
+    }
+    if balance.values().any(|&b| b > 0) {
+        return nccl_err(
+            NCCL_INVALID_USAGE,
+            "Trying to send to self without a matching recv",
+        );
+    }
+    if balance.values().any(|&b| b < 0) {
+        return nccl_err(
+            NCCL_INVALID_USAGE,
+            "Trying to recv to self without a matching send",
+        );
+    }
+    Ok(())
+}
+
+/// Places ops issued together: one batch per stream, streams in first-use order. A group
+/// NCCL would refuse places nothing.
+pub fn place_all(st: &mut State, ops: Vec<(u64, Op)>) -> Result<(), NcclError> {
+    check_self_p2p(&ops)?;
     let mut batches: Vec<(u64, Vec<Op>)> = Vec::new();
     for (stream, op) in ops {
         crate::debuglog::on_launch(st, &op);
@@ -35,6 +80,7 @@ pub fn place_all(st: &mut State, ops: Vec<(u64, Op)>) {
         place_batch(st, stream, ops);
     }
     progress(st);
+    Ok(())
 }
 
 /// `ncclGroupStart()`.
@@ -47,7 +93,8 @@ pub extern "C" fn ncclGroupStart() -> NcclResult {
     })
 }
 
-/// `ncclGroupEnd()`: ncclInvalidUsage without a matching start.
+/// `ncclGroupEnd()`: ncclInvalidUsage without a matching start; at the outermost end, a
+/// deferred init failure, or the refusal of the group's ops.
 #[no_mangle]
 pub extern "C" fn ncclGroupEnd() -> NcclResult {
     nccl_guard(|| {
@@ -58,8 +105,11 @@ pub extern "C" fn ncclGroupEnd() -> NcclResult {
         DEPTH.with(|d| d.set(d.get() - 1));
         if depth() == 0 {
             let ops = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+            if let Some(e) = DEFERRED.with(|d| d.borrow_mut().take()) {
+                return Err(e);
+            }
             let mut st = state();
-            place_all(&mut st, ops);
+            place_all(&mut st, ops)?;
         }
         Ok(())
     })

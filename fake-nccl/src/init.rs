@@ -1,7 +1,9 @@
 //! Communicator creation: `ncclCommInitRank`, `ncclCommInitRankConfig` (the config is
 //! validated: size, magic 0xcafebeef, version, CTAPolicy range) and `ncclCommInitAll`. A rank's
 //! device is the calling thread's current context's; init never blocks (ops wait for ranks
-//! that have not joined yet), so it works inside or outside a group.
+//! that have not joined yet), so it works inside or outside a group. Two ranks of a
+//! communicator on one device are refused as the impersonated NCCL refuses them
+//! ([`State::shared_device_refusal`]), at the group's end when the init was grouped.
 
 use std::ffi::{c_char, c_int, c_void};
 
@@ -124,11 +126,26 @@ fn init(
         }
         let uid = id.internal.map(|b| b as u8);
         let comm = st.join(uid, nranks, rank, dev, cta)?;
-        crate::debuglog::on_init(&st, comm, name);
         // SAFETY: checked non-NULL.
         unsafe { out.write(handle(TAG_COMM, comm)) };
+        refuse_shared_device(&mut st, comm)?;
+        crate::debuglog::on_init(&st, comm, name);
         Ok(())
     })
+}
+
+/// NCCL's refusal of a rank on a GPU another rank of the communicator already uses. NCCL
+/// finds it once every rank has joined: inside a group the init call succeeds and the group's
+/// end fails; outside one the call fails. The comm handle stays valid (destroy or abort it).
+fn refuse_shared_device(st: &mut State, comm: u64) -> Result<(), NcclError> {
+    match st.shared_device_refusal(comm) {
+        Some(e) if crate::group::depth() > 0 => {
+            crate::group::defer(e);
+            Ok(())
+        }
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// `ncclCommInitRank(ncclComm_t*, int nranks, ncclUniqueId, int rank)`.
@@ -209,8 +226,9 @@ pub unsafe extern "C" fn ncclCommInitAll(
         let uid = new_unique_id();
         for (r, &d) in devs.iter().enumerate() {
             let c = st.join(uid, ndev, r as c_int, d as usize, None)?;
-            crate::debuglog::on_init(&st, c, "ncclCommInitAll");
             comms.add(r).write(handle(TAG_COMM, c));
+            refuse_shared_device(&mut st, c)?;
+            crate::debuglog::on_init(&st, c, "ncclCommInitAll");
         }
         Ok(())
     })

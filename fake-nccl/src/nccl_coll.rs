@@ -234,7 +234,8 @@ pub(crate) fn issue(c: Call, comm_h: *mut c_void, stream_h: *mut c_void) -> Nccl
         if crate::group::depth() > 0 {
             crate::group::hold(stream, op);
         } else {
-            crate::group::place_all(&mut st, vec![(stream, op)]);
+            // Outside a group the call is a group of its own (a lone send to self is refused).
+            crate::group::place_all(&mut st, vec![(stream, op)])?;
         }
         Ok(())
     })

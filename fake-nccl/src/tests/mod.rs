@@ -6,6 +6,7 @@ mod colls;
 mod cuda;
 mod hooks;
 mod nccl;
+mod p2p_devices;
 
 use std::ffi::{c_void, CStr};
 

@@ -1,8 +1,14 @@
 //! Which CUDA device each local rank drives: nccl-tests' rule (consecutive devices from
 //! `local process rank x ranks per process`, or from `NCCL_TESTS_DEVICE`), or ncclbench's
-//! explicit `--devices` list, where repeats put several ranks on one device.
+//! explicit `--devices` list, whose repeats ask for several ranks on one device.
+//!
+//! NCCL does not always allow that: 2.5 to 2.29 refuse two ranks of a host on one GPU at init
+//! ("Duplicate GPU detected", ncclInvalidUsage), and 2.30+ allow it only with
+//! `NCCL_MULTI_RANK_GPU_ENABLE=1`, read once at the first init. [`sharing`] decides, before
+//! any init, whether to set that variable or to stop with a usage error.
 
 use crate::core::error::Error;
+use nccl_sys::version::version_string;
 
 /// The environment variable nccl-tests reads for the first device of this process.
 pub const FIRST_DEVICE_ENV: &str = "NCCL_TESTS_DEVICE";
@@ -77,6 +83,78 @@ impl DeviceChoice {
     }
 }
 
+/// The variable with which NCCL 2.30+ lets several ranks of a host share one GPU.
+pub const MULTI_RANK_GPU_ENV: &str = "NCCL_MULTI_RANK_GPU_ENABLE";
+
+/// The first NCCL release that can run several ranks on one GPU.
+const MULTI_RANK_GPU_MIN: i32 = 23000;
+
+/// What a run does before NCCL init so that its ranks may share GPUs.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Sharing {
+    /// Set `NCCL_MULTI_RANK_GPU_ENABLE=1` in this process's environment.
+    pub set_env: bool,
+    /// The header line saying so.
+    pub note: Option<String>,
+}
+
+/// Whether this process's ranks may share GPUs and what that needs. `ordinals` are the local
+/// ranks' devices (the first is global rank `first_rank`); `explicit` says `--devices` chose
+/// them, so with `other_processes` in the job the processes of a host may share GPUs too (each
+/// process reads the same list, and each sets the variable for itself); `version` is the
+/// loaded NCCL's, `user` the user's own `NCCL_MULTI_RANK_GPU_ENABLE`, which is kept. Local
+/// ranks on one GPU with a library that cannot share one is a usage error (exit 2).
+pub fn sharing(
+    ordinals: &[usize],
+    first_rank: usize,
+    explicit: bool,
+    other_processes: bool,
+    version: i32,
+    user: Option<&str>,
+) -> Result<Sharing, Error> {
+    let nothing = Sharing {
+        set_env: false,
+        note: None,
+    };
+    let shared = ordinals.iter().enumerate().find_map(|(j, d)| {
+        let i = ordinals[..j].iter().position(|e| e == d)?;
+        Some((first_rank + i, first_rank + j, *d))
+    });
+    let what = match shared {
+        Some((a, b, d)) => format!("--devices puts ranks {a} and {b} on CUDA device {d}"),
+        None if explicit && other_processes => {
+            "--devices in a multi-process job (its processes may share a GPU)".to_string()
+        }
+        None => return Ok(nothing),
+    };
+    if version < MULTI_RANK_GPU_MIN {
+        return match shared {
+            Some(_) => Err(Error::usage(format!(
+                "{what}, but NCCL {} refuses two ranks on one GPU (2.5 to 2.29 do); NCCL 2.30 \
+                 or newer runs them, with {MULTI_RANK_GPU_ENV}=1, which ncclbench sets",
+                version_string(version)
+            ))),
+            // Whether processes really share one is known to NCCL only: it says so at init.
+            None => Ok(nothing),
+        };
+    }
+    Ok(match user.map(str::trim).filter(|v| !v.is_empty()) {
+        Some(v) => Sharing {
+            set_env: false,
+            note: Some(format!(
+                "# {what}: {MULTI_RANK_GPU_ENV}={v} from the environment is kept"
+            )),
+        },
+        None => Sharing {
+            set_env: true,
+            note: Some(format!(
+                "# {what}: {MULTI_RANK_GPU_ENV}=1 set (NCCL 2.30+ shares a GPU between ranks \
+                 only with it)"
+            )),
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +196,53 @@ mod tests {
             .resolve(0, 2, 2)
             .unwrap_err();
         assert!(e.to_string().contains("CUDA device 3"), "{e}");
+    }
+
+    #[test]
+    fn ranks_on_one_gpu_set_the_variable_from_2_30_unless_the_user_did() {
+        let s = sharing(&[1, 0, 1], 4, true, false, 23203, None).unwrap();
+        assert!(s.set_env);
+        assert_eq!(
+            s.note.unwrap(),
+            "# --devices puts ranks 4 and 6 on CUDA device 1: NCCL_MULTI_RANK_GPU_ENABLE=1 set \
+             (NCCL 2.30+ shares a GPU between ranks only with it)"
+        );
+        let s = sharing(&[0, 0], 0, true, false, 23000, Some("0")).unwrap();
+        assert!(!s.set_env);
+        assert!(s
+            .note
+            .unwrap()
+            .ends_with("NCCL_MULTI_RANK_GPU_ENABLE=0 from the environment is kept"));
+        // An empty value is unset for NCCL too.
+        assert!(
+            sharing(&[0, 0], 0, true, false, 23000, Some(" "))
+                .unwrap()
+                .set_env
+        );
+    }
+
+    #[test]
+    fn before_2_30_ranks_on_one_gpu_are_a_usage_error() {
+        let e = sharing(&[0, 0], 0, true, false, 22907, None).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let text = e.to_string();
+        assert!(text.contains("ranks 0 and 1 on CUDA device 0"), "{text}");
+        assert!(text.contains("NCCL 2.29.7 refuses"), "{text}");
+    }
+
+    #[test]
+    fn explicit_devices_in_a_multi_process_job_allow_sharing_across_processes() {
+        let s = sharing(&[0], 1, true, true, 23203, None).unwrap();
+        assert!(s.set_env, "each process sets it for itself");
+        assert!(s.note.unwrap().contains("multi-process job"));
+        // Old libraries: nothing to set, NCCL names a shared GPU itself.
+        let none = Sharing {
+            set_env: false,
+            note: None,
+        };
+        assert_eq!(sharing(&[0], 1, true, true, 22105, None).unwrap(), none);
+        // nccl-tests' rules never repeat a device; distinct explicit devices need nothing.
+        assert_eq!(sharing(&[2, 3], 2, false, true, 23203, None).unwrap(), none);
+        assert_eq!(sharing(&[1, 0], 0, true, false, 23203, None).unwrap(), none);
     }
 }

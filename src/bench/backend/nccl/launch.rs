@@ -1,8 +1,11 @@
 //! One [`Call`] as NCCL calls, the way nccl-tests issues them: the collective's own entry
-//! point where the library has it, grouped `ncclSend`/`ncclRecv` otherwise (alltoall, gather,
-//! scatter before 2.28; sendrecv and hypercube always), a PreMulSum operator made per call and
-//! rank for mulsum, and every local rank's call inside one group when this process drives more
-//! than one rank.
+//! point where the library has it, grouped `ncclSend`/`ncclRecv` otherwise ([`p2p`]: alltoall,
+//! gather, scatter before 2.28; sendrecv and hypercube always), a PreMulSum operator made per
+//! call and rank for mulsum, and every local rank's call inside one group when this process
+//! drives more than one rank. The case's description for an error message is built only when
+//! a call fails (launches sit in the timed loop).
+
+mod p2p;
 
 use std::ffi::c_void;
 
@@ -14,7 +17,7 @@ use crate::core::op::{mulsum_scalar, RedOp};
 use nccl_sys::bindings::{self as b, cudaStream_t, ncclComm_t, ncclRedOp_t, ncclResult_t};
 use nccl_sys::{red_op, Nccl, NcclError};
 
-use super::error::{cuda_err, nccl_call_err};
+use super::error::nccl_call_err;
 use super::{NcclBackend, Rank};
 
 /// The `ncclDataType_t` of `dtype`.
@@ -43,23 +46,33 @@ struct Args {
 }
 
 impl NcclBackend {
-    /// Enqueues `call` on every local rank (inside a group when there is more than one).
+    /// Enqueues `call` on every local rank, inside a group when there is more than one rank or
+    /// the call is made of sends and receives.
     pub(super) fn launch_call(&mut self, call: &Call) -> Result<(), Error> {
-        let case = describe(call);
         let args = self.resolve(call)?;
-        let grouped = self.ranks.len() > 1;
-        match call.coll {
-            Collective::Hypercube => self.hypercube(call, &args, &case),
-            Collective::SendRecv => self
-                .in_group(true, |me| {
-                    args.iter().try_for_each(|a| me.sendrecv_ring(call, a))
-                })
-                .map_err(|e| e.into_error(&case)),
-            _ => self
-                .in_group(grouped, |me| {
-                    args.iter().try_for_each(|a| me.one_rank(call, a))
-                })
-                .map_err(|e| e.into_error(&case)),
+        // One rank alone still needs the group for sends and receives: NCCL refuses a send
+        // to self outside one, and a send waiting on a receive queued behind it hangs.
+        let grouped = self.ranks.len() > 1 || self.is_send_recv_form(call.coll);
+        let launched = match call.coll {
+            Collective::Hypercube => self.hypercube(call, &args),
+            Collective::SendRecv => self.in_group(true, |me| {
+                args.iter().try_for_each(|a| me.sendrecv_ring(call, a))
+            }),
+            _ => self.in_group(grouped, |me| {
+                args.iter().try_for_each(|a| me.one_rank(call, a))
+            }),
+        };
+        launched.map_err(|e| e.into_error(call))
+    }
+
+    /// Whether `coll` runs as `ncclSend`/`ncclRecv` with the loaded library.
+    fn is_send_recv_form(&self, coll: Collective) -> bool {
+        match coll {
+            Collective::SendRecv | Collective::Hypercube => true,
+            Collective::AllToAll => self.caps.alltoall.is_none(),
+            Collective::Gather => self.caps.gather.is_none(),
+            Collective::Scatter => self.caps.scatter.is_none(),
+            _ => false,
         }
     }
 
@@ -127,8 +140,6 @@ impl NcclBackend {
         let (send, recv) = (a.send as *const c_void, a.recv as *mut c_void);
         let count = call.count;
         let root = call.root as i32;
-        let elt = call.dtype.size() as u64;
-        let nranks = self.info.nranks;
         // SAFETY (every call below): pointers inside this rank's allocations (the runner's
         // layout, checked by the collective table's tests), a live communicator and a stream
         // of the rank's device.
@@ -164,125 +175,27 @@ impl NcclBackend {
                     let code = unsafe { f(send, recv, count, dt, a.comm, a.stream) };
                     check(n, call.coll.spec().nccl.call, code, a.rank)
                 }
-                None => (0..nranks).try_for_each(|peer| {
-                    let off = peer as u64 * count as u64 * elt;
-                    self.send(a.send + off, count, dt, peer, a)?;
-                    self.recv(a.recv + off, count, dt, peer, a)
-                }),
+                None => self.alltoall_p2p(call, a),
             },
-            Collective::Gather => {
-                if count == 0 {
-                    return Ok(());
+            // nccl-tests makes no call for an empty gather or scatter.
+            Collective::Gather if count == 0 => Ok(()),
+            Collective::Gather => match self.caps.gather {
+                Some(f) => {
+                    let code = unsafe { f(send, recv, count, dt, root, a.comm, a.stream) };
+                    check(n, call.coll.spec().nccl.call, code, a.rank)
                 }
-                match self.caps.gather {
-                    Some(f) => {
-                        let code = unsafe { f(send, recv, count, dt, root, a.comm, a.stream) };
-                        check(n, call.coll.spec().nccl.call, code, a.rank)
-                    }
-                    None => {
-                        self.send(a.send, count, dt, call.root, a)?;
-                        if a.rank == call.root {
-                            (0..nranks).try_for_each(|peer| {
-                                let off = peer as u64 * count as u64 * elt;
-                                self.recv(a.recv + off, count, dt, peer, a)
-                            })?;
-                        }
-                        Ok(())
-                    }
+                None => self.gather_p2p(call, a),
+            },
+            Collective::Scatter if count == 0 => Ok(()),
+            Collective::Scatter => match self.caps.scatter {
+                Some(f) => {
+                    let code = unsafe { f(send, recv, count, dt, root, a.comm, a.stream) };
+                    check(n, call.coll.spec().nccl.call, code, a.rank)
                 }
-            }
-            Collective::Scatter => {
-                if count == 0 {
-                    return Ok(());
-                }
-                match self.caps.scatter {
-                    Some(f) => {
-                        let code = unsafe { f(send, recv, count, dt, root, a.comm, a.stream) };
-                        check(n, call.coll.spec().nccl.call, code, a.rank)
-                    }
-                    None => {
-                        if a.rank == call.root {
-                            (0..nranks).try_for_each(|peer| {
-                                let off = peer as u64 * count as u64 * elt;
-                                self.send(a.send + off, count, dt, peer, a)
-                            })?;
-                        }
-                        self.recv(a.recv, count, dt, call.root, a)
-                    }
-                }
-            }
+                None => self.scatter_p2p(call, a),
+            },
             Collective::SendRecv | Collective::Hypercube => unreachable!("handled by launch_call"),
         }
-    }
-
-    /// sendrecv: send to rank + 1, receive from rank - 1 (a ring).
-    fn sendrecv_ring(&self, call: &Call, a: &Args) -> Result<(), Failure> {
-        let n = self.info.nranks;
-        let dt = nccl_dtype(call.dtype) as b::ncclDataType_t;
-        self.send(a.send, call.count, dt, (a.rank + 1) % n, a)?;
-        self.recv(a.recv, call.count, dt, (a.rank + n - 1) % n, a)
-    }
-
-    /// hypercube: each rank copies its block into place, then log2(n) steps each exchange the
-    /// 2^k blocks gathered so far with rank XOR 2^k (one group per step, all local ranks in it).
-    fn hypercube(&mut self, call: &Call, args: &[Args], case: &str) -> Result<(), Error> {
-        let n = self.info.nranks;
-        let elt = call.dtype.size() as u64;
-        let block = call.count as u64 * elt;
-        let dt = nccl_dtype(call.dtype) as b::ncclDataType_t;
-        for (r, a) in self.ranks.iter().zip(args) {
-            let own = a.recv + a.rank as u64 * block;
-            if own != a.send && block > 0 {
-                let api = r.context.driver().api();
-                r.context.set_current().map_err(cuda_err)?;
-                // SAFETY: both ranges lie in this rank's allocations; the stream is its own.
-                let code =
-                    unsafe { (api.memcpy_dtod_async)(own, a.send, block as usize, r.stream.raw()) };
-                r.context
-                    .driver()
-                    .check("cuMemcpyDtoDAsync_v2", code)
-                    .map_err(cuda_err)?;
-            }
-        }
-        let mut step = 1;
-        while step < n {
-            let result = self.in_group(true, |me| {
-                args.iter().try_for_each(|a| {
-                    let peer = a.rank ^ step;
-                    let mine = (a.rank & !(step - 1)) as u64 * block;
-                    let theirs = (peer & !(step - 1)) as u64 * block;
-                    let count = call.count * step;
-                    me.send(a.recv + mine, count, dt, peer, a)?;
-                    me.recv(a.recv + theirs, count, dt, peer, a)
-                })
-            });
-            result.map_err(|e| e.into_error(case))?;
-            step <<= 1;
-        }
-        Ok(())
-    }
-
-    fn send(&self, ptr: u64, count: usize, dt: u32, peer: usize, a: &Args) -> Result<(), Failure> {
-        // SAFETY: as in `one_rank`.
-        let code = unsafe {
-            (self.nccl.api().ncclSend)(
-                ptr as *const c_void,
-                count,
-                dt,
-                peer as i32,
-                a.comm,
-                a.stream,
-            )
-        };
-        check(&self.nccl, "ncclSend", code, a.rank)
-    }
-
-    fn recv(&self, ptr: u64, count: usize, dt: u32, peer: usize, a: &Args) -> Result<(), Failure> {
-        // SAFETY: as in `one_rank`.
-        let code = unsafe {
-            (self.nccl.api().ncclRecv)(ptr as *mut c_void, count, dt, peer as i32, a.comm, a.stream)
-        };
-        check(&self.nccl, "ncclRecv", code, a.rank)
     }
 
     /// The operator of a reducing call: built in, or a PreMulSum made for this rank with the
@@ -340,9 +253,10 @@ pub(super) enum Failure {
 }
 
 impl Failure {
-    fn into_error(self, case: &str) -> Error {
+    /// The error of a failed launch of `call`.
+    fn into_error(self, call: &Call) -> Error {
         match self {
-            Failure::Nccl(e, rank) => nccl_call_err(e, rank, case),
+            Failure::Nccl(e, rank) => nccl_call_err(e, rank, &describe(call)),
             Failure::Other(e) => e,
         }
     }
@@ -363,4 +277,32 @@ fn describe(call: &Call) -> String {
     }
     s += &format!("count {}", call.count);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_launch_names_its_case() {
+        let call = Call {
+            coll: Collective::Gather,
+            dtype: DataType::Int32,
+            op: RedOp::Sum,
+            root: 1,
+            count: 256,
+            ranks: Vec::new(),
+        };
+        let e = NcclError {
+            call: "ncclSend",
+            code: 5,
+            text: "invalid usage".into(),
+            detail: "Trying to send to self without a matching recv".into(),
+        };
+        let text = Failure::Nccl(e, 3).into_error(&call).to_string();
+        assert!(
+            text.contains("NCCL failure on rank 3 (gather int32 root 1 count 256): ncclSend"),
+            "{text}"
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! Bringing the NCCL backend up: load libnccl and the CUDA driver, pick each local rank's
-//! device, retain its context, create its stream, and initialise the communicators in one
-//! group, as nccl-tests' `initComms` does (`ncclCommInitRankConfig` per rank, not
-//! `ncclCommInitAll`, so multi-process runs work the same way).
+//! device (and, where ranks share a GPU, set NCCL's switch for it or refuse before any init),
+//! retain its context, create its stream, and initialise the communicators in one group, as
+//! nccl-tests' `initComms` does (`ncclCommInitRankConfig` per rank, not `ncclCommInitAll`, so
+//! multi-process runs work the same way).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ use nccl_sys::bindings::{ncclComm_t, ncclConfig_t};
 use nccl_sys::{Nccl, UniqueId};
 
 use super::caps::Caps;
-use super::devices::DeviceChoice;
+use super::devices::{self, DeviceChoice};
 use super::error::{cuda_err, nccl_err};
 use super::memory::MemoryUse;
 use super::{NcclBackend, Rank};
@@ -60,6 +61,19 @@ pub fn open(
     let ordinals = opts
         .devices
         .resolve(opts.local_process, opts.local_ranks, visible)?;
+    let sharing = devices::sharing(
+        &ordinals,
+        opts.first_rank,
+        matches!(opts.devices, DeviceChoice::Explicit(_)),
+        opts.nranks > opts.local_ranks,
+        nccl.version(),
+        std::env::var(devices::MULTI_RANK_GPU_ENV).ok().as_deref(),
+    )?;
+    if sharing.set_env {
+        // Before ncclGetUniqueId and the first init: NCCL reads the variable once, at init,
+        // and the library has started none of its threads yet.
+        std::env::set_var(devices::MULTI_RANK_GPU_ENV, "1");
+    }
 
     let mut contexts: BTreeMap<usize, Context> = BTreeMap::new();
     for &d in &ordinals {
@@ -80,6 +94,7 @@ pub fn open(
 
     let caps = Caps::of(&nccl, &contexts)?;
     let mut notes = caps.notes(opts);
+    notes.extend(sharing.note);
     let id = unique_id(&nccl)?;
     let mut ranks = Vec::with_capacity(opts.local_ranks);
     for (i, &d) in ordinals.iter().enumerate() {
