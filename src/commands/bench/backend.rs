@@ -15,7 +15,7 @@ pub(super) enum Opened {
     /// The host or MPI backend (nothing to initialise that a plan could change).
     Ready(Box<dyn Backend>),
     /// NCCL without communicators yet.
-    Nccl(nccl::Probe),
+    Nccl(Box<nccl::Probe>),
 }
 
 impl Opened {
@@ -64,9 +64,9 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
     match cfg.backend {
         BackendChoice::Host => Ok((host()?, vec![])),
         BackendChoice::Mpi => Ok((mpi()?, vec![])),
-        BackendChoice::Nccl => Ok((Opened::Nccl(probe_nccl(cfg, join)?), vec![])),
+        BackendChoice::Nccl => Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join)?)), vec![])),
         BackendChoice::Auto => match auto_unavailable(cfg) {
-            None => Ok((Opened::Nccl(probe_nccl(cfg, join)?), vec![])),
+            None => Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join)?)), vec![])),
             Some(why) if join.is_multi() => {
                 Ok((mpi()?, vec![format!("# --backend auto chose mpi: {why}")]))
             }
