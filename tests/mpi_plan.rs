@@ -148,7 +148,10 @@ fn processes_whose_plans_differ_stop_with_one_error_before_any_collective() {
     );
     assert!(t.contains("built different plans"), "{t}");
     assert!(
-        t.contains("sizes: process 0 has 5 sizes 1048576..16777216 B, process 1 has 3 sizes 1048576..4194304 B"),
+        t.contains(
+            "sizes: process 0 has 5 sizes 1048576..16777216 B, process 1 has 3 sizes \
+             1048576..4194304 B"
+        ),
         "{t}"
     );
     // Nothing was measured: no data row.
