@@ -1,7 +1,8 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `mpi_accept` and `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
+//! `mpi_accept`, `mpi_plan` and `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside
+//! each).
 
 mod support;
 
@@ -18,6 +19,7 @@ mod launcher_refusal;
 mod layering;
 mod logs_cli;
 mod mpi_accept;
+mod mpi_plan;
 mod mpi_run;
 mod nccl_fake;
 mod nccl_p2p_devices;

@@ -1,5 +1,6 @@
 //! How the processes of one run find each other: world rank and size, barriers, and the few
-//! cross-process reductions the runner needs (times for `-a`, wrong-element counts). A single
+//! cross-process reductions a run needs (the machine facts of its plan, times for `-a`,
+//! wrong-element counts). A single
 //! process is its own world; the MPI bootstrap implements the same trait.
 
 use crate::config::TimeReduce;
@@ -22,6 +23,10 @@ pub trait Bootstrap {
     /// Element-wise maximum over all processes (`-I` per-iteration times); every process
     /// passes the same length.
     fn max_f64s(&mut self, local: &[f64]) -> Result<Vec<f64>, Error>;
+    /// Element-wise minimum over all processes (the machine facts a plan is built from: the
+    /// smallest device memory, a capability only where every process has it); every process
+    /// passes the same length.
+    fn min_u64s(&mut self, local: &[u64]) -> Result<Vec<u64>, Error>;
     /// Every process's lines, in rank order, on the root (others get an empty list).
     fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error>;
     /// True on the process that prints and writes files.
@@ -54,6 +59,9 @@ impl Bootstrap for SingleProcess {
         Ok(local)
     }
     fn max_f64s(&mut self, local: &[f64]) -> Result<Vec<f64>, Error> {
+        Ok(local.to_vec())
+    }
+    fn min_u64s(&mut self, local: &[u64]) -> Result<Vec<u64>, Error> {
         Ok(local.to_vec())
     }
     fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error> {

@@ -1,38 +1,75 @@
 //! The backend of a run: what `--backend` names, or what `auto` finds on this machine, placed
-//! in the job this process joined.
+//! in the job this process joined. NCCL comes in two steps: probed first (its facts feed the
+//! job's plan), its communicators created only once every process agreed on that plan.
 
 use crate::bench::backend::host::HostBackend;
-use crate::bench::backend::{nccl, Backend};
+use crate::bench::backend::{nccl, Backend, BackendInfo};
 use crate::bench::job::join::Join;
 use crate::config::{BackendChoice, RunConfig};
+use crate::core::dtype::DataType;
 use crate::core::error::Error;
+use crate::core::op::RedOp;
+
+/// A backend ready to run, or NCCL probed and waiting for the job's plan.
+pub(super) enum Opened {
+    /// The host or MPI backend (nothing to initialise that a plan could change).
+    Ready(Box<dyn Backend>),
+    /// NCCL without communicators yet.
+    Nccl(Box<nccl::Probe>),
+}
+
+impl Opened {
+    /// The backend's facts.
+    pub(super) fn info(&self) -> &BackendInfo {
+        match self {
+            Opened::Ready(b) => b.info(),
+            Opened::Nccl(p) => p.info(),
+        }
+    }
+
+    /// Whether this process's backend can run `dtype` with `op`.
+    pub(super) fn supports(&self, dtype: DataType, op: RedOp) -> bool {
+        match self {
+            Opened::Ready(b) => b.supports(dtype, op),
+            Opened::Nccl(p) => p.supports(dtype, op),
+        }
+    }
+
+    /// The backend as the run uses it: NCCL's communicators are created here, with the unique
+    /// id from the group's rank 0, and its waits numbered for the hang diagnosis.
+    pub(super) fn start(self, join: &Join) -> Result<Box<dyn Backend>, Error> {
+        match self {
+            Opened::Ready(b) => Ok(b),
+            Opened::Nccl(p) => Ok(join.track(Box::new(p.init(|n| join.unique_id(n))?))),
+        }
+    }
+}
 
 /// The backend of a run, plus header notes about how it was chosen. `auto` takes NCCL when a
 /// CUDA driver with at least one GPU and a libnccl are present, else the host backend (the MPI
 /// backend in a multi-process job) and says why in the header.
-pub(super) fn open_backend(
-    cfg: &RunConfig,
-    join: &Join,
-) -> Result<(Box<dyn Backend>, Vec<String>), Error> {
-    let host = || -> Result<Box<dyn Backend>, Error> {
+pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<String>), Error> {
+    let host = || -> Result<Opened, Error> {
         if join.is_multi() {
             return Err(Error::usage(
                 "--backend host runs in one process; in a multi-process job use --backend mpi \
                  or nccl",
             ));
         }
-        Ok(Box::new(HostBackend::new(cfg.local_ranks())?))
+        Ok(Opened::Ready(Box::new(HostBackend::new(
+            cfg.local_ranks(),
+        )?)))
     };
+    let mpi = || join.mpi_backend(cfg).map(Opened::Ready);
     match cfg.backend {
         BackendChoice::Host => Ok((host()?, vec![])),
-        BackendChoice::Mpi => Ok((join.mpi_backend(cfg)?, vec![])),
-        BackendChoice::Nccl => Ok((join.track(Box::new(open_nccl(cfg, join)?)), vec![])),
+        BackendChoice::Mpi => Ok((mpi()?, vec![])),
+        BackendChoice::Nccl => Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join)?)), vec![])),
         BackendChoice::Auto => match auto_unavailable(cfg) {
-            None => Ok((join.track(Box::new(open_nccl(cfg, join)?)), vec![])),
-            Some(why) if join.is_multi() => Ok((
-                join.mpi_backend(cfg)?,
-                vec![format!("# --backend auto chose mpi: {why}")],
-            )),
+            None => Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join)?)), vec![])),
+            Some(why) if join.is_multi() => {
+                Ok((mpi()?, vec![format!("# --backend auto chose mpi: {why}")]))
+            }
             Some(why) => Ok((host()?, vec![format!("# --backend auto chose host: {why}")])),
         },
     }
@@ -54,9 +91,8 @@ fn auto_unavailable(cfg: &RunConfig) -> Option<String> {
         .map(|e| e.to_string())
 }
 
-/// NCCL with this process's place in the job: ranks are (group process x local ranks), the
-/// unique id comes from the group's rank 0.
-fn open_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::NcclBackend, Error> {
+/// NCCL with this process's place in the job: ranks are (group process x local ranks).
+fn probe_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::Probe, Error> {
     let env_device = std::env::var(nccl::FIRST_DEVICE_ENV).ok();
     let (local_process, procs, proc_rank, color) = join.placement();
     let opts = nccl::NcclOptions {
@@ -72,7 +108,7 @@ fn open_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::NcclBackend, Error> {
         register: cfg.local_register,
         collective: cfg.collective,
     };
-    nccl::open(&opts, |n| join.unique_id(n))
+    nccl::probe(&opts)
 }
 
 /// Header notes for NCCL/CUDA-only flags that the host backend cannot honour (nccl-tests

@@ -1,5 +1,6 @@
-//! A benchmark run: join the job, open the backend, build the plan, open rank 0's sinks, run,
-//! and agree on one exit status across the job. `accept` runs its stages through
+//! A benchmark run: join the job, probe the backend, agree on one plan across the job, start
+//! the backend (NCCL's communicators), open rank 0's sinks, run, and agree on one exit status
+//! across the job. `accept` runs its stages through
 //! [`run_joined`] inside the job it joined once.
 
 mod backend;
@@ -60,10 +61,13 @@ pub fn run_joined(
     mut tuning: Option<crate::bench::tuning::Session>,
 ) -> Result<Finished, Error> {
     let min_bw = min_bw_threshold()?;
-    let (mut backend, choice_notes) = open_backend(cfg, join)?;
+    let (opened, choice_notes) = open_backend(cfg, join)?;
     let mut boot = join.bootstrap();
-    let info = backend.info().clone();
-    let (plan, skipped) = plan::build(cfg, &info, |d, o| backend.supports(d, o))?;
+    let info = opened.info().clone();
+    // One plan for the whole job, agreed before any process creates a communicator.
+    let (plan, skipped) =
+        plan::build_for_job(cfg, &info, |d, o| opened.supports(d, o), boot.as_mut())?;
+    let mut backend = opened.start(join)?;
     let mut meta = run_meta(cfg, backend.as_ref());
     meta.devices = crate::bench::job::join::gather_devices(boot.as_mut(), &meta.devices)?;
     meta.reduced_max_bytes = plan.reduced_max_bytes;
@@ -73,10 +77,15 @@ pub fn run_joined(
         boot.world_size(),
     ));
     meta.backend_lines.splice(0..0, choice_notes);
+    let unsupported = if boot.world_size() == 1 {
+        "this backend"
+    } else {
+        "this backend on every process"
+    };
     meta.backend_lines.extend(
         skipped
             .iter()
-            .map(|s| format!("# skipping {s}: not supported by this backend")),
+            .map(|s| format!("# skipping {s}: not supported by {unsupported}")),
     );
     if info.name == "host" {
         meta.backend_lines.extend(host_ignored_flags(cfg));

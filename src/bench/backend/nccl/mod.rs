@@ -25,7 +25,7 @@ use nccl_sys::bindings::ncclComm_t;
 use nccl_sys::Nccl;
 
 pub use devices::{DeviceChoice, FIRST_DEVICE_ENV};
-pub use setup::{open, single_process_id, NcclOptions};
+pub use setup::{probe, single_process_id, NcclOptions, Probe};
 
 use caps::Caps;
 use error::{cuda_err, nccl_err};

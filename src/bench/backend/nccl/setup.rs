@@ -1,8 +1,9 @@
-//! Bringing the NCCL backend up: load libnccl and the CUDA driver, pick each local rank's
-//! device (and, where ranks share a GPU, set NCCL's switch for it or refuse before any init),
-//! retain its context, create its stream, and initialise the communicators in one group, as
-//! nccl-tests' `initComms` does (`ncclCommInitRankConfig` per rank, not `ncclCommInitAll`, so
-//! multi-process runs work the same way).
+//! Bringing the NCCL backend up in two steps: [`probe`] loads libnccl and the CUDA driver,
+//! picks each local rank's device (and, where ranks share a GPU, sets NCCL's switch for it or
+//! refuses before any init) and retains its context; [`Probe::init`] creates each
+//! rank's stream and initialises the communicators in one group, as nccl-tests' `initComms`
+//! does (`ncclCommInitRankConfig` per rank, not `ncclCommInitAll`, so multi-process runs work
+//! the same way).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -10,7 +11,9 @@ use std::path::PathBuf;
 use crate::bench::backend::{BackendInfo, DeviceInfo};
 use crate::bench::cuda::{Context, Driver, Stream};
 use crate::core::collective::Collective;
+use crate::core::dtype::DataType;
 use crate::core::error::Error;
+use crate::core::op::RedOp;
 use nccl_sys::bindings::{ncclComm_t, ncclConfig_t};
 use nccl_sys::{Nccl, UniqueId};
 
@@ -48,12 +51,23 @@ pub struct NcclOptions {
     pub collective: Collective,
 }
 
-/// Opens the backend; `unique_id` provides the communicator id (made here in a single
-/// process, broadcast from rank 0 with MPI).
-pub fn open(
-    opts: &NcclOptions,
-    unique_id: impl FnOnce(&Nccl) -> Result<UniqueId, Error>,
-) -> Result<NcclBackend, Error> {
+/// The backend up to its communicators: library loaded, devices chosen, contexts retained,
+/// capabilities read. Everything a plan depends on is known here, so the processes of a job
+/// can agree on one plan before any of them creates a communicator (nccl-tests reduces memory
+/// and compute capability before `ncclCommInitRank` too).
+pub struct Probe {
+    nccl: Nccl,
+    driver: Driver,
+    opts: NcclOptions,
+    ordinals: Vec<usize>,
+    contexts: BTreeMap<usize, Context>,
+    caps: Caps,
+    before_init: u64,
+    info: BackendInfo,
+}
+
+/// Loads libnccl and the driver and reads this process's devices (no communicator yet).
+pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
     let nccl = Nccl::open(opts.lib.as_deref())
         .map_err(|e| Error::Backend(format!("{}: {e}", gethostname_short())))?;
     let driver = Driver::open().map_err(cuda_err)?;
@@ -82,43 +96,8 @@ pub fn open(
             slot.insert(Context::primary(&device).map_err(cuda_err)?);
         }
     }
-    let used = |contexts: &BTreeMap<usize, Context>| -> Result<u64, Error> {
-        let mut most = 0u64;
-        for c in contexts.values() {
-            let (free, total) = c.mem_info().map_err(cuda_err)?;
-            most = most.max(total.saturating_sub(free) as u64);
-        }
-        Ok(most)
-    };
-    let before_init = used(&contexts)?;
-
+    let before_init = most_used(&contexts)?;
     let caps = Caps::of(&nccl, &contexts)?;
-    let mut notes = caps.notes(opts);
-    notes.extend(sharing.note);
-    let id = unique_id(&nccl)?;
-    let mut ranks = Vec::with_capacity(opts.local_ranks);
-    for (i, &d) in ordinals.iter().enumerate() {
-        let context = contexts[&d].clone();
-        let stream = if opts.stream_null {
-            Stream::legacy(&context)
-        } else {
-            Stream::new(&context, true).map_err(cuda_err)?
-        };
-        ranks.push(Rank {
-            global: opts.first_rank + i,
-            device: d,
-            context,
-            stream,
-            comm: std::ptr::null_mut(),
-            send: None,
-            recv: None,
-            registrations: Vec::new(),
-        });
-    }
-    init_comms(&nccl, &caps, opts, &id, &mut ranks)?;
-    let after_init = used(&contexts)?;
-
-    let devices = describe(&driver, &ranks, opts.group)?;
     let device_memory = contexts
         .values()
         .map(|c| c.device().total_memory().map(|m| m as u64))
@@ -133,7 +112,8 @@ pub fn open(
         nccl.version_string(),
         crate::bench::cuda::format_version(driver_version)
     )];
-    header_lines.append(&mut notes);
+    header_lines.append(&mut caps.notes(opts));
+    header_lines.extend(sharing.note);
     let info = BackendInfo {
         name: "nccl",
         nranks: opts.nranks,
@@ -145,19 +125,92 @@ pub fn open(
         memory_per_rank: None,
         device_memory,
     };
-    Ok(NcclBackend::new(
+    Ok(Probe {
         nccl,
-        info,
-        devices,
-        ranks,
+        driver,
+        opts: opts.clone(),
+        ordinals,
+        contexts,
         caps,
-        opts.register,
-        MemoryUse {
+        before_init,
+        info,
+    })
+}
+
+/// The most memory in use on any of `contexts`' devices (for `-M 1`).
+fn most_used(contexts: &BTreeMap<usize, Context>) -> Result<u64, Error> {
+    let mut most = 0u64;
+    for c in contexts.values() {
+        let (free, total) = c.mem_info().map_err(cuda_err)?;
+        most = most.max(total.saturating_sub(free) as u64);
+    }
+    Ok(most)
+}
+
+impl Probe {
+    /// The backend's facts (the same once it is initialised).
+    pub fn info(&self) -> &BackendInfo {
+        &self.info
+    }
+
+    /// Whether `dtype` with `op` can run with this library on these devices.
+    pub fn supports(&self, dtype: DataType, op: RedOp) -> bool {
+        self.caps.supports(dtype, op)
+    }
+
+    /// Creates the streams and the communicators; `unique_id` provides the communicator id
+    /// (made here in a single process, broadcast from rank 0 with MPI).
+    pub fn init(
+        self,
+        unique_id: impl FnOnce(&Nccl) -> Result<UniqueId, Error>,
+    ) -> Result<NcclBackend, Error> {
+        let Probe {
+            nccl,
+            driver,
+            opts,
+            ordinals,
+            contexts,
+            caps,
             before_init,
-            after_init,
-            after_alloc: after_init,
-        },
-    ))
+            info,
+        } = self;
+        let id = unique_id(&nccl)?;
+        let mut ranks = Vec::with_capacity(opts.local_ranks);
+        for (i, &d) in ordinals.iter().enumerate() {
+            let context = contexts[&d].clone();
+            let stream = if opts.stream_null {
+                Stream::legacy(&context)
+            } else {
+                Stream::new(&context, true).map_err(cuda_err)?
+            };
+            ranks.push(Rank {
+                global: opts.first_rank + i,
+                device: d,
+                context,
+                stream,
+                comm: std::ptr::null_mut(),
+                send: None,
+                recv: None,
+                registrations: Vec::new(),
+            });
+        }
+        init_comms(&nccl, &caps, &opts, &id, &mut ranks)?;
+        let after_init = most_used(&contexts)?;
+        let devices = describe(&driver, &ranks, opts.group)?;
+        Ok(NcclBackend::new(
+            nccl,
+            info,
+            devices,
+            ranks,
+            caps,
+            opts.register,
+            MemoryUse {
+                before_init,
+                after_init,
+                after_alloc: after_init,
+            },
+        ))
+    }
 }
 
 /// The communicator id of a single-process run: made here with `ncclGetUniqueId`.

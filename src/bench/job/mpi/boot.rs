@@ -103,13 +103,21 @@ impl Bootstrap for MpiBootstrap {
     fn max_f64s(&mut self, local: &[f64]) -> Result<Vec<f64>, Error> {
         self.reduce_f64("per-iteration times", local, Red::Max)
     }
+    fn min_u64s(&mut self, local: &[u64]) -> Result<Vec<u64>, Error> {
+        let bytes = local.iter().flat_map(|x| x.to_ne_bytes()).collect();
+        let out = self.reduce("plan facts", bytes, Ty::U64, Red::Min)?;
+        Ok(out
+            .chunks_exact(8)
+            .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect())
+    }
     fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error> {
         let mine = local.join("\n").into_bytes();
         let width = self.max_u64(mine.len() as u64)? as usize;
         let mut padded = mine.clone();
         padded.resize(width, 0);
         let all = vec![0u8; width * self.size];
-        let mut b = self.step("device lines", vec![padded, all], |c, b| {
+        let mut b = self.step("gathered lines", vec![padded, all], |c, b| {
             let (s, r) = b.split_at_mut(1);
             nb::allgather(c, &s[0], &mut r[0])
         })?;

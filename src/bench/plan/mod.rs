@@ -1,8 +1,14 @@
 //! The plan: which sweeps a run performs, in nccl-tests' order (cycle -> type -> op -> root ->
 //! size -> placement), and the checks that need the rank count (root range, hypercube's power of
-//! two, memory) before anything is allocated.
+//! two, memory) before anything is allocated. In a job of several processes the plan is built
+//! from the job's machine facts ([`facts`]) and checked to be every process's ([`guard`])
+//! before any collective.
+
+pub mod facts;
+pub mod guard;
 
 use crate::bench::backend::BackendInfo;
+use crate::bench::job::bootstrap::Bootstrap;
 use crate::config::{RootChoice, RunConfig};
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
@@ -37,6 +43,22 @@ pub struct Plan {
     pub alloc_bytes: usize,
     /// The `-e` actually used when device memory forced it down (nccl-tests' reserve rule).
     pub reduced_max_bytes: Option<u64>,
+}
+
+/// The plan of this process in the job `boot` spans (collective: every process calls it once,
+/// before any collective): built as [`build`] builds it, from the smallest memory of every
+/// process and only the (type, op) pairs every process supports, then compared across the
+/// job. In a single process it is exactly [`build`].
+pub fn build_for_job(
+    cfg: &RunConfig,
+    info: &BackendInfo,
+    supports: impl Fn(DataType, RedOp) -> bool,
+    boot: &mut dyn Bootstrap,
+) -> Result<(Plan, Vec<String>), Error> {
+    let job = facts::agree(info, supports, boot)?;
+    let built = build(cfg, &job.info, |d, o| job.supports(d, o));
+    guard::check(boot, cfg, built.as_ref().map(|(p, _)| p))?;
+    built
 }
 
 /// Builds the plan for `cfg` on a communicator described by `info`, or explains why it cannot
@@ -161,33 +183,4 @@ pub fn clamp_max_bytes(max_bytes: u64, mem: u64, checking: bool) -> Option<u64> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const GIB: u64 = 1 << 30;
-
-    #[test]
-    fn an_80gb_h100_clamps_to_nccl_tests_published_value() {
-        // cudaDeviceProp.totalGlobalMem of an H100 80GB HBM3: 4 GiB reserve, / 3 when checking.
-        let mem = 85_017_624_576;
-        assert_eq!(clamp_max_bytes(8 * GIB, mem, true), None);
-        assert_eq!(clamp_max_bytes(64 * GIB, mem, true), Some(26_549_638_485));
-        assert_eq!(
-            clamp_max_bytes(64 * GIB, mem, false),
-            Some((mem - 5 * GIB) / 2)
-        );
-    }
-
-    #[test]
-    fn the_reserve_grows_one_gib_per_16_gib_up_to_4() {
-        // 16 GiB: ceil(1) = 1 GiB reserve; 17 GiB: 2 GiB; 200 GiB: capped at 4 GiB.
-        assert_eq!(clamp_max_bytes(u64::MAX, 16 * GIB, false), Some(7 * GIB));
-        assert_eq!(clamp_max_bytes(u64::MAX, 17 * GIB, false), Some(7 * GIB));
-        assert_eq!(
-            clamp_max_bytes(u64::MAX, 200 * GIB, true),
-            Some(195 * GIB / 3)
-        );
-        // Tiny devices leave nothing rather than underflowing.
-        assert_eq!(clamp_max_bytes(8, GIB, true), Some(0));
-    }
-}
+mod tests;
