@@ -20,6 +20,7 @@ mod logs_cli;
 mod mpi_accept;
 mod mpi_run;
 mod nccl_fake;
+mod nccl_lib_search;
 mod nccl_real_lib;
 mod nccl_tuning;
 mod redact_outputs;

@@ -1,5 +1,7 @@
 //! The backend of a run: what `--backend` names, or what `auto` finds on this machine, placed
-//! in the job this process joined.
+//! in the job this process joined; for NCCL, which libnccl the library search found.
+
+use std::path::PathBuf;
 
 use crate::bench::backend::host::HostBackend;
 use crate::bench::backend::{nccl, Backend};
@@ -8,8 +10,9 @@ use crate::config::{BackendChoice, RunConfig};
 use crate::core::error::Error;
 
 /// The backend of a run, plus header notes about how it was chosen. `auto` takes NCCL when a
-/// CUDA driver with at least one GPU and a libnccl are present, else the host backend (the MPI
-/// backend in a multi-process job) and says why in the header.
+/// CUDA driver with at least one GPU is present, else the host backend (the MPI backend in a
+/// multi-process job) and says why in the header. A GPU machine without a libnccl is an error
+/// listing where the search looked: host numbers there would pass for NCCL's.
 pub(super) fn open_backend(
     cfg: &RunConfig,
     join: &Join,
@@ -26,9 +29,9 @@ pub(super) fn open_backend(
     match cfg.backend {
         BackendChoice::Host => Ok((host()?, vec![])),
         BackendChoice::Mpi => Ok((join.mpi_backend(cfg)?, vec![])),
-        BackendChoice::Nccl => Ok((join.track(Box::new(open_nccl(cfg, join)?)), vec![])),
-        BackendChoice::Auto => match auto_unavailable(cfg) {
-            None => Ok((join.track(Box::new(open_nccl(cfg, join)?)), vec![])),
+        BackendChoice::Nccl => nccl_backend(cfg, join),
+        BackendChoice::Auto => match no_gpu() {
+            None => nccl_backend(cfg, join),
             Some(why) if join.is_multi() => Ok((
                 join.mpi_backend(cfg)?,
                 vec![format!("# --backend auto chose mpi: {why}")],
@@ -38,29 +41,43 @@ pub(super) fn open_backend(
     }
 }
 
-/// Why `auto` cannot use NCCL here, or `None` when it can.
-fn auto_unavailable(cfg: &RunConfig) -> Option<String> {
+/// Why `auto` cannot use NCCL here (no driver, no device), or `None` when it can.
+fn no_gpu() -> Option<String> {
     match crate::bench::cuda::probe() {
         Err(crate::bench::cuda::CudaError::NoDriver { .. }) => {
-            return Some("no CUDA driver (libcuda.so.1 cannot be loaded)".into())
+            Some("no CUDA driver (libcuda.so.1 cannot be loaded)".into())
         }
-        Err(e) => return Some(e.to_string()),
-        Ok(devices) if devices.is_empty() => return Some("no CUDA device is visible".into()),
-        Ok(_) => {}
+        Err(e) => Some(e.to_string()),
+        Ok(devices) if devices.is_empty() => Some("no CUDA device is visible".into()),
+        Ok(_) => None,
     }
-    let lib = nccl_sys::resolve_request(cfg.nccl_lib.as_deref());
-    nccl_sys::Nccl::open(lib.as_deref())
-        .err()
-        .map(|e| e.to_string())
+}
+
+/// The NCCL backend on the library the search finds, with a header note saying how.
+fn nccl_backend(cfg: &RunConfig, join: &Join) -> Result<(Box<dyn Backend>, Vec<String>), Error> {
+    let (lib, note) = find_nccl(cfg)?;
+    Ok((join.track(Box::new(open_nccl(cfg, join, lib)?)), vec![note]))
+}
+
+/// Runs the library search once: the exact file to open, and the header line naming it and
+/// the step that found it. No library is a setup error (exit 2), as a missing driver is.
+fn find_nccl(cfg: &RunConfig) -> Result<(PathBuf, String), Error> {
+    let nccl = nccl_sys::Nccl::find(cfg.nccl_lib.as_deref())
+        .map_err(|e| Error::usage(format!("{}: {e}", crate::core::host::gethostname_short())))?;
+    let note = match nccl.found() {
+        Some(f) => format!("# NCCL library found by {}: {}", f.step, f.target),
+        None => format!("# NCCL library {}", nccl.path().display()),
+    };
+    Ok((nccl.path().to_path_buf(), note))
 }
 
 /// NCCL with this process's place in the job: ranks are (group process x local ranks), the
 /// unique id comes from the group's rank 0.
-fn open_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::NcclBackend, Error> {
+fn open_nccl(cfg: &RunConfig, join: &Join, lib: PathBuf) -> Result<nccl::NcclBackend, Error> {
     let env_device = std::env::var(nccl::FIRST_DEVICE_ENV).ok();
     let (local_process, procs, proc_rank, color) = join.placement();
     let opts = nccl::NcclOptions {
-        lib: nccl_sys::resolve_request(cfg.nccl_lib.as_deref()),
+        lib: Some(lib),
         devices: nccl::DeviceChoice::new(cfg.devices.as_deref(), env_device.as_deref())?,
         local_process,
         nranks: procs * cfg.local_ranks(),
