@@ -1,8 +1,9 @@
 //! The library search through the binary, on a machine the test builds: fake-nccl's libcuda
 //! (GPUs present) on `LD_LIBRARY_PATH` without any libnccl, and a `python3` on `PATH` that is a
 //! script printing a site directory, which holds the fake as the nvidia-nccl wheel's (or
-//! torch's) `libnccl.so.2` or nothing at all. Also NCCL's last message: attached only to the
-//! codes NCCL records one for.
+//! torch's) `libnccl.so.2` or nothing at all; the real nvidia-nccl-cu11 2.21.5 library
+//! (`NCCLBENCH_TEST_NCCL_LIB_OLD`) in that layout. Also NCCL's last message: attached only to
+//! the codes NCCL records one for.
 
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -43,9 +44,14 @@ impl Machine {
 
     /// Puts the fake's libnccl at `rel` under the site directory; returns that path.
     fn install(&self, rel: &str) -> PathBuf {
+        self.install_from(&fake_lib_dir().join("libnccl.so.2"), rel)
+    }
+
+    /// Links `lib` at `rel` under the site directory, as a wheel would hold it.
+    fn install_from(&self, lib: &Path, rel: &str) -> PathBuf {
         let path = self.site().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        symlink(fake_lib_dir().join("libnccl.so.2"), &path).unwrap();
+        symlink(lib, &path).unwrap();
         path
     }
 
@@ -235,5 +241,54 @@ fn an_old_last_message_is_not_attached_to_a_later_status() {
     assert!(
         first.to_string().contains("; NCCL's last message: "),
         "{first}"
+    );
+}
+
+/// The real older library, `NCCLBENCH_TEST_NCCL_LIB_OLD`; required under `CI=true`.
+fn old_lib() -> Option<PathBuf> {
+    match std::env::var_os("NCCLBENCH_TEST_NCCL_LIB_OLD") {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true but NCCLBENCH_TEST_NCCL_LIB_OLD is unset (.ci/run fetches it)")
+        }
+        _ => {
+            eprintln!("skipped: NCCLBENCH_TEST_NCCL_LIB_OLD is unset (scripts/fetch-nccl DIR nvidia-nccl-cu11==2.21.5)");
+            None
+        }
+    }
+}
+
+/// NVIDIA's 2.21.5 in the wheel's own layout: found by the python step, its true version,
+/// and exactly the entry points newer than it reported missing (what the fake, which exports
+/// every symbol at any impersonated version, cannot show).
+#[test]
+fn the_real_old_library_is_found_in_its_wheel_layout_with_its_gaps_named() {
+    let Some(old) = old_lib() else { return };
+    if machine_has_nccl() {
+        return;
+    }
+    let m = Machine::new(None);
+    let wheel = m.install_from(&old, "nvidia/nccl/lib/libnccl.so.2");
+    let r = m.run("env --json");
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    let nccl = &v["nccl"];
+    assert_eq!(nccl["found_by"], "python_nvidia_nccl", "{nccl}");
+    assert_eq!(nccl["found_as"], wheel.display().to_string());
+    assert_eq!(
+        nccl["path"],
+        std::fs::canonicalize(&old).unwrap().display().to_string()
+    );
+    assert_eq!(nccl["version"], "2.21.5");
+    assert_eq!(nccl["version_code"], 22105);
+    assert_eq!(
+        nccl["missing_optional"],
+        serde_json::json!([
+            "ncclAlltoAll",
+            "ncclGather",
+            "ncclScatter",
+            "ncclCommWindowRegister",
+            "ncclCommWindowDeregister"
+        ])
     );
 }
