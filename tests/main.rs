@@ -22,6 +22,7 @@ mod mpi_accept;
 mod mpi_plan;
 mod mpi_run;
 mod nccl_fake;
+mod nccl_lib_search;
 mod nccl_p2p_devices;
 mod nccl_real_lib;
 mod nccl_tuning;

@@ -1,5 +1,5 @@
-//! Opening libnccl at run time: which file, its entry points, its version, and the few calls
-//! that are safe to wrap.
+//! Opening libnccl at run time: which file ([`Nccl::find`] runs the library search of
+//! [`crate::search`]), its entry points, its version, and the few calls that are safe to wrap.
 //!
 //! A library, once opened, is never unloaded: NCCL starts threads (the bootstrap root of
 //! `ncclGetUniqueId`, proxy threads) that outlive the calls that started them, and unloading it
@@ -8,23 +8,18 @@
 
 use std::ffi::{c_void, CStr, OsString};
 use std::mem::ManuallyDrop;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use libloading::Library;
 
 use crate::api::{lookup, Api, OptionalApi};
-use crate::bindings::{self, ncclResult_t, ncclSuccess, ncclUniqueId, NCCL_UNIQUE_ID_BYTES};
-use crate::{version, LoadError, NcclError};
-
-/// The environment variable naming the libnccl to load when `--nccl-lib` is not given.
-pub const LIB_ENV: &str = "NCCLBENCH_NCCL_LIB";
-
-/// What the default search asks the dynamic loader for, in order.
-pub const DEFAULT_SONAMES: [&str; 2] = ["libnccl.so.2", "libnccl.so"];
+use crate::bindings::{self, ncclResult_t, ncclSuccess, ncclUniqueId};
+use crate::dl::{self, Miss};
+use crate::search::{self, python, Found, Probe, Target, LIB_ENV};
+use crate::{version, LoadError, NcclError, UniqueId};
 
 /// The library the user asked for: the `--nccl-lib` path first, then [`LIB_ENV`]; `None` means
-/// the default soname search.
+/// the default search.
 pub fn resolve_request(cli: Option<&Path>) -> Option<PathBuf> {
     resolve_request_from(cli, std::env::var_os(LIB_ENV))
 }
@@ -42,17 +37,63 @@ pub struct Nccl {
     optional: OptionalApi,
     version: i32,
     path: PathBuf,
+    found: Option<Found>,
+}
+
+/// This machine, for the search: the process environment, the real `python3`, `dlopen`.
+struct System;
+
+impl Probe for System {
+    type Lib = Nccl;
+
+    fn var(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
+    }
+
+    fn site_dirs(&self) -> Result<Vec<PathBuf>, String> {
+        python::site_dirs()
+    }
+
+    fn load(&self, target: &Target) -> Result<Nccl, Miss> {
+        let (lib, library) = match target {
+            Target::File(path) => dl::open_file(path)?,
+            Target::Soname(name) => dl::open_soname(name)?,
+        };
+        Nccl::from_library(lib, library).map_err(Miss::Broken)
+    }
 }
 
 impl Nccl {
-    /// Opens `path` exactly (after resolving symlinks), or with `None` searches the dynamic
-    /// loader's path for [`DEFAULT_SONAMES`]. Fails when no library is found, when it is not
-    /// an NCCL, or when it lacks an entry point of [`Api`]; never panics.
+    /// Runs the whole library search (`cli` is `--nccl-lib`; see [`crate::search`]) and opens
+    /// what it finds; [`Nccl::found`] then says how. Fails naming a requested library that
+    /// cannot be used, a found one that cannot, or every place looked in; never panics.
+    pub fn find(cli: Option<&Path>) -> Result<Self, LoadError> {
+        let (mut nccl, found) = search::search(&System, cli)?;
+        nccl.found = Some(found);
+        Ok(nccl)
+    }
+
+    /// Opens `path` exactly (after resolving symlinks), or with `None` runs the search after
+    /// its explicit steps (the dynamic loader, `$CONDA_PREFIX/lib`, the CUDA toolkit, python's
+    /// packages). Fails when no library is found, when it is not an NCCL, or when it lacks an
+    /// entry point of [`Api`]; never panics.
     pub fn open(path: Option<&Path>) -> Result<Self, LoadError> {
-        let (lib, library) = match path {
-            Some(path) => open_file(path)?,
-            None => open_default()?,
+        let Some(path) = path else {
+            let (mut nccl, found) = search::search_default(&System)?;
+            nccl.found = Some(found);
+            return Ok(nccl);
         };
+        match System.load(&Target::File(path.to_path_buf())) {
+            Ok(nccl) => Ok(nccl),
+            Err(Miss::Absent) => Err(LoadError::NotFound {
+                tried: vec![path.display().to_string()],
+            }),
+            Err(Miss::Broken(e)) => Err(e),
+        }
+    }
+
+    /// Resolves an opened library's entry points and reads its version.
+    fn from_library(lib: Library, library: String) -> Result<Self, LoadError> {
         // Never unloaded (see the module documentation), whichever way this function returns.
         let lib = ManuallyDrop::new(lib);
         let get_version =
@@ -73,14 +114,21 @@ impl Nccl {
         }
         let api = Api::resolve(&lib, &library, version)?;
         let optional = OptionalApi::resolve(&lib);
-        let path =
-            loaded_from(get_version as *const c_void).ok_or(LoadError::Unresolved { library })?;
+        let path = dl::loaded_from(get_version as *const c_void)
+            .ok_or(LoadError::Unresolved { library })?;
         Ok(Self {
             api,
             optional,
             version,
             path,
+            found: None,
         })
+    }
+
+    /// How the search found this library; `None` when it was opened by exact path
+    /// ([`Nccl::open`] with `Some`).
+    pub fn found(&self) -> Option<&Found> {
+        self.found.as_ref()
     }
 
     /// The required entry points, for raw calls (`unsafe`, under `nccl.h`'s rules).
@@ -126,26 +174,32 @@ impl Nccl {
         c_text(text)
     }
 
-    /// `ncclGetLastError(NULL)`: NCCL's last error message on this thread; empty when the
-    /// library has no such call (before 2.13) or nothing went wrong.
+    /// `ncclGetLastError(NULL)`: NCCL's last recorded error message, process-wide and never
+    /// cleared, so it may belong to an earlier failure; empty when the library has no such
+    /// call (before 2.13) or nothing went wrong yet.
     pub fn last_error(&self) -> String {
         match self.optional.ncclGetLastError {
-            // SAFETY: a NULL communicator asks for the global (thread's) last error.
+            // SAFETY: a NULL communicator asks for the global last error.
             Some(f) => c_text(unsafe { f(std::ptr::null_mut()) }),
             None => String::new(),
         }
     }
 
-    /// `Ok` for `ncclSuccess`, else the error of `call` with its text and last-error detail.
+    /// `Ok` for `ncclSuccess`, else the error of `call` with its text, and NCCL's last message
+    /// only where `code` is one NCCL records a message for ([`crate::sets_last_error`]).
     pub fn check(&self, call: &'static str, code: ncclResult_t) -> Result<(), NcclError> {
         if code == ncclSuccess {
             return Ok(());
         }
+        let detail = match crate::sets_last_error(code) {
+            true => self.last_error(),
+            false => String::new(),
+        };
         Err(NcclError {
             call,
             code,
             text: self.error_string(code),
-            detail: self.last_error(),
+            detail,
         })
     }
 
@@ -160,48 +214,6 @@ impl Nccl {
     }
 }
 
-/// Number of bytes in an NCCL unique id.
-pub const UNIQUE_ID_BYTES: usize = NCCL_UNIQUE_ID_BYTES as usize;
-
-/// An `ncclUniqueId` as bytes, to hand to the other ranks (threads, or processes over MPI).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct UniqueId(pub [u8; UNIQUE_ID_BYTES]);
-
-impl UniqueId {
-    /// The id's bytes.
-    pub fn as_bytes(&self) -> &[u8; UNIQUE_ID_BYTES] {
-        &self.0
-    }
-
-    /// The C struct to pass to `ncclCommInitRank`.
-    pub fn to_raw(&self) -> ncclUniqueId {
-        let mut raw = ncclUniqueId::default();
-        for (dst, src) in raw.internal.iter_mut().zip(self.0) {
-            *dst = src as std::ffi::c_char;
-        }
-        raw
-    }
-
-    /// The bytes of a C `ncclUniqueId`.
-    pub fn from_raw(raw: &ncclUniqueId) -> Self {
-        let mut bytes = [0u8; UNIQUE_ID_BYTES];
-        for (dst, src) in bytes.iter_mut().zip(raw.internal) {
-            *dst = src as u8;
-        }
-        Self(bytes)
-    }
-}
-
-impl std::fmt::Debug for UniqueId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("UniqueId(")?;
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        f.write_str(")")
-    }
-}
-
 /// A C string from NCCL, or `""` for NULL.
 fn c_text(ptr: *const std::ffi::c_char) -> String {
     if ptr.is_null() {
@@ -211,82 +223,6 @@ fn c_text(ptr: *const std::ffi::c_char) -> String {
     unsafe { CStr::from_ptr(ptr) }
         .to_string_lossy()
         .into_owned()
-}
-
-/// Loads exactly the file at `path`, resolved to its canonical path first.
-fn open_file(path: &Path) -> Result<(Library, String), LoadError> {
-    let shown = path.display().to_string();
-    let file = match std::fs::canonicalize(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(LoadError::NotFound { tried: vec![shown] })
-        }
-        Err(e) => {
-            return Err(LoadError::Open {
-                library: shown,
-                reason: e.to_string(),
-            })
-        }
-    };
-    let library = file.display().to_string();
-    // SAFETY: loading runs the library's initialisers; it is the library the user named.
-    match unsafe { Library::new(&file) } {
-        Ok(lib) => Ok((lib, library)),
-        Err(e) => Err(LoadError::Open {
-            library,
-            reason: e.to_string(),
-        }),
-    }
-}
-
-/// Asks the dynamic loader for each default soname in turn. A soname it cannot find moves on
-/// to the next; one it finds but cannot load (a missing dependency, a wrong architecture) is
-/// reported as it is rather than hidden behind "not found".
-fn open_default() -> Result<(Library, String), LoadError> {
-    for name in DEFAULT_SONAMES {
-        // SAFETY: as in `open_file`; this is what the loader finds for NCCL's soname.
-        match unsafe { Library::new(name) } {
-            Ok(lib) => return Ok((lib, name.to_owned())),
-            Err(e) => {
-                let reason = e.to_string();
-                if !is_not_found(name, &reason) {
-                    return Err(LoadError::Open {
-                        library: name.to_owned(),
-                        reason,
-                    });
-                }
-            }
-        }
-    }
-    Err(LoadError::NotFound {
-        tried: DEFAULT_SONAMES.iter().map(|s| (*s).to_owned()).collect(),
-    })
-}
-
-/// Whether a `dlopen` message says `name` itself was not found (glibc: "`name`: cannot open
-/// shared object file: No such file or directory"), not one of its dependencies.
-fn is_not_found(name: &str, reason: &str) -> bool {
-    reason
-        .split_once(": ")
-        .is_some_and(|(what, why)| what.ends_with(name) && why.contains("No such file"))
-}
-
-/// The canonical path of the loaded object containing `address`, from the dynamic loader.
-fn loaded_from(address: *const c_void) -> Option<PathBuf> {
-    // SAFETY: Dl_info is plain data; dladdr fills it and only reads `address` as a number.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    let found = unsafe { libc::dladdr(address, &mut info) };
-    if found == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: dli_fname is the loader's NUL-terminated name of the object, valid while loaded.
-    let name = unsafe { CStr::from_ptr(info.dli_fname) };
-    let path = Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()));
-    match std::fs::canonicalize(path) {
-        Ok(canonical) => Some(canonical),
-        Err(_) if path.is_absolute() => Some(path.to_path_buf()),
-        Err(_) => None,
-    }
 }
 
 #[cfg(test)]
@@ -310,17 +246,6 @@ mod tests {
     }
 
     #[test]
-    fn only_the_library_itself_missing_counts_as_not_found() {
-        let own = "libnccl.so.2: cannot open shared object file: No such file or directory";
-        assert!(is_not_found("libnccl.so.2", own));
-        let dependency =
-            "libcudart.so.12: cannot open shared object file: No such file or directory";
-        assert!(!is_not_found("libnccl.so.2", dependency));
-        let wrong_arch = "libnccl.so.2: wrong ELF class: ELFCLASS32";
-        assert!(!is_not_found("libnccl.so.2", wrong_arch));
-    }
-
-    #[test]
     fn a_missing_file_is_not_found_naming_the_path() {
         let path = Path::new("/nonexistent/dir/libnccl.so.2");
         match Nccl::open(Some(path)) {
@@ -332,12 +257,18 @@ mod tests {
     }
 
     #[test]
-    fn the_default_search_loads_an_nccl_or_names_both_sonames() {
+    fn the_default_search_loads_an_nccl_or_lists_where_it_looked() {
         // Machines with NCCL installed load it; others (CI, this crate's home) must say what
         // they tried rather than fail some other way.
         match Nccl::open(None) {
-            Ok(nccl) => assert!(nccl.path().is_absolute()),
-            Err(LoadError::NotFound { tried }) => assert_eq!(tried, DEFAULT_SONAMES),
+            Ok(nccl) => {
+                assert!(nccl.path().is_absolute());
+                assert!(nccl.found().is_some());
+            }
+            Err(LoadError::NotFound { tried }) => {
+                assert!(tried[0].contains("libnccl.so.2 or libnccl.so"), "{tried:?}");
+                assert!(tried.iter().any(|t| t.contains("/usr/local/cuda/lib64")));
+            }
             Err(other) => panic!("expected a library or NotFound, got {other}"),
         }
     }
@@ -345,7 +276,7 @@ mod tests {
     #[test]
     fn a_library_without_nccl_symbols_is_named_by_ncclgetversion() {
         // The C library is loaded in every process; find its file through a function of it.
-        let libc_file = loaded_from(libc::strlen as *const c_void).expect("libc is loaded");
+        let libc_file = dl::loaded_from(libc::strlen as *const c_void).expect("libc is loaded");
         match Nccl::open(Some(&libc_file)) {
             Err(LoadError::MissingSymbol {
                 library,
@@ -365,16 +296,5 @@ mod tests {
         fn shareable<T: Send + Sync + 'static>() {}
         shareable::<Nccl>();
         shareable::<UniqueId>();
-    }
-
-    #[test]
-    fn unique_ids_round_trip_through_the_c_struct() {
-        let mut bytes = [0u8; UNIQUE_ID_BYTES];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = (i * 37 % 256) as u8;
-        }
-        let id = UniqueId(bytes);
-        assert_eq!(UniqueId::from_raw(&id.to_raw()), id);
-        assert!(format!("{id:?}").starts_with("UniqueId(00254a6f"));
     }
 }

@@ -17,14 +17,21 @@ pub fn collect(nccl_lib: Option<&Path>) -> EnvReport {
         headers: nccl_sys::HEADERS_VERSION.to_string(),
         requested: requested.as_ref().map(|p| p.display().to_string()),
         path: None,
+        found_by: None,
+        found_as: None,
         version: None,
         version_code: None,
         missing_optional: Vec::new(),
         error: None,
     };
-    match nccl_sys::Nccl::open(requested.as_deref()) {
+    // The same search a run makes, so the report names the library a run would load.
+    match nccl_sys::Nccl::find(nccl_lib) {
         Ok(lib) => {
             nccl.path = Some(lib.path().display().to_string());
+            if let Some(found) = lib.found() {
+                nccl.found_by = Some(found.step.key().to_owned());
+                nccl.found_as = Some(found.target.to_string());
+            }
             nccl.version = Some(lib.version_string());
             nccl.version_code = Some(lib.version());
             nccl.missing_optional = lib.optional().missing();
@@ -74,8 +81,16 @@ pub fn write_text(r: &EnvReport, out: &mut dyn Write) -> std::io::Result<()> {
     }
     match (&r.nccl.path, &r.nccl.version, &r.nccl.error) {
         (Some(p), Some(v), _) => writeln!(out, "NCCL library: {p} (version {v})")?,
-        (_, _, Some(e)) => writeln!(out, "NCCL library: not loaded: {e}")?,
+        (_, _, Some(e)) => writeln!(out, "NCCL library: not loaded: {}", e.replace('\n', "\n  "))?,
         _ => writeln!(out, "NCCL library: not loaded")?,
+    }
+    if let (Some(_), Some(by)) = (&r.nccl.path, &r.nccl.found_by) {
+        writeln!(
+            out,
+            "NCCL library found by: {} ({})",
+            step_label(by),
+            r.nccl.found_as.as_deref().unwrap_or("?")
+        )?;
     }
     if r.nccl.path.is_some() && !r.nccl.missing_optional.is_empty() {
         writeln!(
@@ -121,6 +136,14 @@ pub fn write_text(r: &EnvReport, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "  {v}")?;
     }
     Ok(())
+}
+
+/// The reader's name of a library search step recorded by its key.
+fn step_label(key: &str) -> &str {
+    nccl_sys::Step::ORDER
+        .iter()
+        .find(|s| s.key() == key)
+        .map_or(key, |s| s.label())
 }
 
 fn opt(v: Option<usize>) -> String {
@@ -187,6 +210,8 @@ mod tests {
                     headers: "2.28.7".into(),
                     requested: None,
                     path: None,
+                    found_by: None,
+                    found_as: None,
                     version: None,
                     version_code: None,
                     missing_optional: Vec::new(),

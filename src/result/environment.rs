@@ -41,6 +41,11 @@ pub struct NcclReport {
     pub requested: Option<String>,
     /// The file actually loaded.
     pub path: Option<String>,
+    /// The step of the library search that found it (`command_line`, `environment`,
+    /// `dynamic_loader`, `conda_prefix`, `cuda_toolkit`, `python_nvidia_nccl`, `python_torch`).
+    pub found_by: Option<String>,
+    /// What that step asked for: the path before symlinks are resolved, or the soname.
+    pub found_as: Option<String>,
     /// Its `ncclGetVersion`, as `2.x.y`.
     pub version: Option<String>,
     /// Its version code.
@@ -187,6 +192,7 @@ pub fn redact_report(s: &mut EnvReport, r: &crate::core::redact::Redactor) {
     for f in [
         &mut s.nccl.requested,
         &mut s.nccl.path,
+        &mut s.nccl.found_as,
         &mut s.nccl.error,
         &mut s.cuda.error,
     ] {

@@ -1,6 +1,9 @@
 //! The backend of a run: what `--backend` names, or what `auto` finds on this machine, placed
-//! in the job this process joined. NCCL comes in two steps: probed first (its facts feed the
-//! job's plan), its communicators created only once every process agreed on that plan.
+//! in the job this process joined; for NCCL, which libnccl the library search found. NCCL
+//! comes in two steps: probed first (its facts feed the job's plan), its communicators created
+//! only once every process agreed on that plan.
+
+use std::path::PathBuf;
 
 use crate::bench::backend::host::HostBackend;
 use crate::bench::backend::{nccl, Backend, BackendInfo};
@@ -46,8 +49,9 @@ impl Opened {
 }
 
 /// The backend of a run, plus header notes about how it was chosen. `auto` takes NCCL when a
-/// CUDA driver with at least one GPU and a libnccl are present, else the host backend (the MPI
-/// backend in a multi-process job) and says why in the header.
+/// CUDA driver with at least one GPU is present, else the host backend (the MPI backend in a
+/// multi-process job) and says why in the header. A GPU machine without a libnccl is an error
+/// listing where the search looked: host numbers there would pass for NCCL's.
 pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<String>), Error> {
     let host = || -> Result<Opened, Error> {
         if join.is_multi() {
@@ -64,9 +68,9 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
     match cfg.backend {
         BackendChoice::Host => Ok((host()?, vec![])),
         BackendChoice::Mpi => Ok((mpi()?, vec![])),
-        BackendChoice::Nccl => Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join)?)), vec![])),
-        BackendChoice::Auto => match auto_unavailable(cfg) {
-            None => Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join)?)), vec![])),
+        BackendChoice::Nccl => nccl_backend(cfg, join),
+        BackendChoice::Auto => match no_gpu() {
+            None => nccl_backend(cfg, join),
             Some(why) if join.is_multi() => {
                 Ok((mpi()?, vec![format!("# --backend auto chose mpi: {why}")]))
             }
@@ -75,28 +79,42 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
     }
 }
 
-/// Why `auto` cannot use NCCL here, or `None` when it can.
-fn auto_unavailable(cfg: &RunConfig) -> Option<String> {
+/// Why `auto` cannot use NCCL here (no driver, no device), or `None` when it can.
+fn no_gpu() -> Option<String> {
     match crate::bench::cuda::probe() {
         Err(crate::bench::cuda::CudaError::NoDriver { .. }) => {
-            return Some("no CUDA driver (libcuda.so.1 cannot be loaded)".into())
+            Some("no CUDA driver (libcuda.so.1 cannot be loaded)".into())
         }
-        Err(e) => return Some(e.to_string()),
-        Ok(devices) if devices.is_empty() => return Some("no CUDA device is visible".into()),
-        Ok(_) => {}
+        Err(e) => Some(e.to_string()),
+        Ok(devices) if devices.is_empty() => Some("no CUDA device is visible".into()),
+        Ok(_) => None,
     }
-    let lib = nccl_sys::resolve_request(cfg.nccl_lib.as_deref());
-    nccl_sys::Nccl::open(lib.as_deref())
-        .err()
-        .map(|e| e.to_string())
+}
+
+/// The NCCL backend on the library the search finds, with a header note saying how.
+fn nccl_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<String>), Error> {
+    let (lib, note) = find_nccl(cfg)?;
+    Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join, lib)?)), vec![note]))
+}
+
+/// Runs the library search once: the exact file to open, and the header line naming it and
+/// the step that found it. No library is a setup error (exit 2), as a missing driver is.
+fn find_nccl(cfg: &RunConfig) -> Result<(PathBuf, String), Error> {
+    let nccl = nccl_sys::Nccl::find(cfg.nccl_lib.as_deref())
+        .map_err(|e| Error::usage(format!("{}: {e}", crate::core::host::gethostname_short())))?;
+    let note = match nccl.found() {
+        Some(f) => format!("# NCCL library found by {}: {}", f.step, f.target),
+        None => format!("# NCCL library {}", nccl.path().display()),
+    };
+    Ok((nccl.path().to_path_buf(), note))
 }
 
 /// NCCL with this process's place in the job: ranks are (group process x local ranks).
-fn probe_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::Probe, Error> {
+fn probe_nccl(cfg: &RunConfig, join: &Join, lib: PathBuf) -> Result<nccl::Probe, Error> {
     let env_device = std::env::var(nccl::FIRST_DEVICE_ENV).ok();
     let (local_process, procs, proc_rank, color) = join.placement();
     let opts = nccl::NcclOptions {
-        lib: nccl_sys::resolve_request(cfg.nccl_lib.as_deref()),
+        lib: Some(lib),
         devices: nccl::DeviceChoice::new(cfg.devices.as_deref(), env_device.as_deref())?,
         local_process,
         nranks: procs * cfg.local_ranks(),
