@@ -13,6 +13,7 @@ mod compare_cli;
 mod end_to_end;
 mod fake_nccl_loads;
 mod fault_injection;
+mod fill_race;
 mod gpu_check_script;
 mod launcher_refusal;
 mod layering;

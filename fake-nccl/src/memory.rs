@@ -7,7 +7,6 @@ use std::alloc::Layout;
 use std::ffi::c_void;
 
 use crate::cuda_api::{current_device, require_init};
-use crate::engine::progress;
 use crate::state::*;
 
 /// Which allocator made a block.
@@ -213,54 +212,5 @@ pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) ->
             CUDA_ERROR_INVALID_VALUE,
         )?;
         put(total, all, CUDA_ERROR_INVALID_VALUE)
-    })
-}
-
-/// `cuMemcpyHtoD_v2(CUdeviceptr, const void*, size_t)`, bounds-checked.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, bytes: usize) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        current_device(&st)?;
-        progress(&mut st);
-        if st.alloc_holding(dst, bytes).is_none() || (src.is_null() && bytes > 0) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        if bytes > 0 {
-            std::ptr::copy(src as *const u8, dst as usize as *mut u8, bytes);
-        }
-        Ok(())
-    })
-}
-
-/// `cuMemcpyDtoH_v2(void*, CUdeviceptr, size_t)`, bounds-checked.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, bytes: usize) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        current_device(&st)?;
-        progress(&mut st);
-        if st.alloc_holding(src, bytes).is_none() || (dst.is_null() && bytes > 0) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        if bytes > 0 {
-            std::ptr::copy(src as usize as *const u8, dst as *mut u8, bytes);
-        }
-        Ok(())
-    })
-}
-
-/// `cuMemsetD8_v2(CUdeviceptr, unsigned char, size_t)`, bounds-checked.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, count: usize) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        current_device(&st)?;
-        progress(&mut st);
-        if st.alloc_holding(dst, count).is_none() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        std::ptr::write_bytes(dst as usize as *mut u8, value, count);
-        Ok(())
     })
 }

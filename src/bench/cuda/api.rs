@@ -162,6 +162,7 @@ driver_api! {
     mem_alloc = "cuMemAlloc_v2": fn(*mut CUdeviceptr, usize);
     mem_free = "cuMemFree_v2": fn(CUdeviceptr);
     memcpy_htod = "cuMemcpyHtoD_v2": fn(CUdeviceptr, *const c_void, usize);
+    memcpy_htod_async = "cuMemcpyHtoDAsync_v2": fn(CUdeviceptr, *const c_void, usize, CUstream);
     memcpy_dtoh = "cuMemcpyDtoH_v2": fn(*mut c_void, CUdeviceptr, usize);
     memset_d8 = "cuMemsetD8_v2": fn(CUdeviceptr, u8, usize);
     memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CUdeviceptr, CUdeviceptr, usize, CUstream);

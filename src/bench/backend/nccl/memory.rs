@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 
 use crate::bench::cuda::api::CUdeviceptr;
-use crate::bench::cuda::{Context, CudaError, DeviceBuffer};
+use crate::bench::cuda::{Context, CudaError, DeviceBuffer, Stream};
 use nccl_sys::Nccl;
 
 use super::error::{cuda_err, nccl_err};
@@ -85,30 +85,39 @@ impl DevMem {
         }))
     }
 
-    /// Copies `data` to `offset` (synchronous).
-    pub(super) fn write(&self, offset: usize, data: &[u8]) -> Result<(), Error> {
-        self.bounds("cuMemcpyHtoD_v2", offset, data.len())?;
+    /// Copies `data` to `offset` on `stream` (the rank's) and waits until it has landed.
+    ///
+    /// Not `cuMemcpyHtoD`: from pageable memory it may return before the bytes reach the
+    /// device, and it runs on the legacy stream, which the rank's non-blocking stream does not
+    /// wait for, so the next collective could read the old contents. Waiting here also keeps
+    /// the copy out of any timed section that follows.
+    pub(super) fn write(&self, stream: &Stream, offset: usize, data: &[u8]) -> Result<(), Error> {
+        self.bounds("cuMemcpyHtoDAsync_v2", offset, data.len())?;
         if data.is_empty() {
             return Ok(());
         }
         let ctx = self.context();
         ctx.set_current().map_err(cuda_err)?;
         let api = ctx.driver().api();
-        // SAFETY: the range was checked against the allocation; the source is a live slice.
-        let code = unsafe {
-            (api.memcpy_htod)(self.ptr() + offset as u64, data.as_ptr().cast(), data.len())
-        };
+        let dst = self.ptr() + offset as u64;
+        // SAFETY: the range was checked against the allocation; the source is a live slice
+        // (pageable bytes are staged by the call, and the stream is synchronized below).
+        let code =
+            unsafe { (api.memcpy_htod_async)(dst, data.as_ptr().cast(), data.len(), stream.raw()) };
         ctx.driver()
-            .check("cuMemcpyHtoD_v2", code)
-            .map_err(cuda_err)
+            .check("cuMemcpyHtoDAsync_v2", code)
+            .map_err(cuda_err)?;
+        stream.synchronize().map_err(cuda_err)
     }
 
-    /// Copies `out.len()` bytes from `offset` into `out` (synchronous).
-    pub(super) fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), Error> {
+    /// Copies `out.len()` bytes from `offset` into `out`, after the work queued on `stream`
+    /// (the rank's): `cuMemcpyDtoH` orders itself after the legacy stream only.
+    pub(super) fn read(&self, stream: &Stream, offset: usize, out: &mut [u8]) -> Result<(), Error> {
         self.bounds("cuMemcpyDtoH_v2", offset, out.len())?;
         if out.is_empty() {
             return Ok(());
         }
+        stream.synchronize().map_err(cuda_err)?;
         let ctx = self.context();
         ctx.set_current().map_err(cuda_err)?;
         let api = ctx.driver().api();

@@ -327,7 +327,8 @@ impl Backend for NcclBackend {
         staging.clear();
         staging.resize(len, 0);
         f(&mut staging);
-        let result = self.buffer(local, buf)?.write(offset, &staging);
+        let stream = &self.rank(local)?.stream;
+        let result = self.buffer(local, buf)?.write(stream, offset, &staging);
         self.staging = staging;
         result
     }
@@ -343,7 +344,8 @@ impl Backend for NcclBackend {
         let mut staging = std::mem::take(&mut self.staging);
         staging.clear();
         staging.resize(len, 0);
-        let result = self.buffer(local, buf)?.read(offset, &mut staging);
+        let stream = &self.rank(local)?.stream;
+        let result = self.buffer(local, buf)?.read(stream, offset, &mut staging);
         if result.is_ok() {
             f(&staging);
         }
