@@ -20,7 +20,15 @@ fn verifies(args: &str) {
 
 #[test]
 fn fills_land_before_the_collective_on_every_stream_kind() {
-    for mode in ["", "-y 1", "-R 1", "-R 2", "-G 2", "-t 2 -g 1", "--timer device"] {
+    for mode in [
+        "",
+        "-y 1",
+        "-R 1",
+        "-R 2",
+        "-G 2",
+        "-t 2 -g 1",
+        "--timer device",
+    ] {
         for coll in ["all_reduce", "all_gather", "broadcast", "sendrecv"] {
             verifies(&format!(
                 "{coll} --backend nccl -g 2 -b 1K -e 16K -f 4 -n 2 -w 1 -c 2 {mode}"

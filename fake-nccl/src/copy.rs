@@ -91,7 +91,14 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, bytes: us
             return Ok(());
         }
         let data = std::slice::from_raw_parts(src as *const u8, bytes).to_vec();
-        st.enqueue(legacy, Item::Write { dst, data, lazy: true });
+        st.enqueue(
+            legacy,
+            Item::Write {
+                dst,
+                data,
+                lazy: true,
+            },
+        );
         progress(&mut st);
         Ok(())
     })
@@ -165,7 +172,14 @@ pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, count: usize) -> CuR
         if count > 0 {
             let legacy = st.devices[dev].legacy_stream;
             let data = vec![value; count];
-            st.enqueue(legacy, Item::Write { dst, data, lazy: true });
+            st.enqueue(
+                legacy,
+                Item::Write {
+                    dst,
+                    data,
+                    lazy: true,
+                },
+            );
         }
         progress(&mut st);
         Ok(())

@@ -232,9 +232,7 @@ fn advance_simple(st: &mut State, id: u64) -> bool {
                 if st.alloc_holding(*dst, data.len()).is_some() {
                     // SAFETY: the range lies in a live allocation (it may have been freed
                     // since the write was queued; then it is dropped).
-                    unsafe {
-                        std::ptr::copy(data.as_ptr(), *dst as usize as *mut u8, data.len())
-                    };
+                    unsafe { std::ptr::copy(data.as_ptr(), *dst as usize as *mut u8, data.len()) };
                 }
             }
             Item::Batch(ops) => {

@@ -49,7 +49,9 @@
 //! * `ncclCommFinalize`, `ncclCommDestroy`, `ncclCommAbort`: `rank nranks dev group`.
 //! * `ncclCommRegister`: `rank nranks dev buff size group`; `ncclCommWindowRegister` adds
 //!   `flags` before `group`.
-//! * `ncclMemAlloc`: `dev size`.
+//! * `ncclMemAlloc`: `dev size`; `ncclMemFree`: `dev ptr live_comms registered` (`dev` of the
+//!   allocation, `-1` if none; `live_comms`: communicators alive on that device;
+//!   `registered`: live registrations of it).
 //! * `ncclRedOpCreatePreMulSum`: `rank nranks dev dtype residence scalar op group`.
 #![allow(clippy::missing_safety_doc)] // every export's contract is its C documentation
 

@@ -184,7 +184,9 @@ pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
     })
 }
 
-/// `cuStreamWaitValue32_v2(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`.
+/// `cuStreamWaitValue32_v2(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`: drivers before
+/// CUDA 11.7 lack it, which the fake (whose exports are fixed) shows as
+/// CUDA_ERROR_NOT_SUPPORTED when it impersonates one.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitValue32_v2(
     h: *mut c_void,
@@ -192,6 +194,28 @@ pub unsafe extern "C" fn cuStreamWaitValue32_v2(
     value: u32,
     flags: u32,
 ) -> CuResult {
+    if crate::cuda_api::driver_version() < 11070 {
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    wait_value32(h, addr, value, flags)
+}
+
+/// `cuStreamWaitValue32(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`, the v1 ABI:
+/// CUDA_ERROR_NOT_SUPPORTED unless the device allows v1 stream memory operations.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue32(
+    h: *mut c_void,
+    addr: u64,
+    value: u32,
+    flags: u32,
+) -> CuResult {
+    if !crate::cuda_api::stream_mem_ops_v1() {
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    wait_value32(h, addr, value, flags)
+}
+
+fn wait_value32(h: *mut c_void, addr: u64, value: u32, flags: u32) -> CuResult {
     cu_guard(|| {
         let mut st = require_init()?;
         let id = stream_of_current(&st, h)?;

@@ -57,8 +57,16 @@ fn a_non_blocking_stream_reads_the_old_bytes_until_the_legacy_stream_completes()
     h2d_nowait(a, &[7; 64]);
     d2d(b, a, 64, s);
     sync(s);
-    assert_eq!(d2h(b, 64), vec![0; 64], "the copy on s ran before the bytes landed");
-    assert_eq!(d2h(a, 64), vec![7; 64], "cuMemcpyDtoH waits for the legacy stream");
+    assert_eq!(
+        d2h(b, 64),
+        vec![0; 64],
+        "the copy on s ran before the bytes landed"
+    );
+    assert_eq!(
+        d2h(a, 64),
+        vec![7; 64],
+        "cuMemcpyDtoH waits for the legacy stream"
+    );
     // After the legacy stream is synchronized the bytes are there for every stream.
     h2d_nowait(a, &[8; 64]);
     sync(std::ptr::null_mut());
@@ -81,7 +89,11 @@ fn the_legacy_stream_blocking_streams_and_later_copies_are_ordered_after_a_copy(
     d2d(c, a, 64, blocking);
     sync(blocking);
     assert_eq!(d2h(b, 64), vec![1; 64], "the legacy stream runs in order");
-    assert_eq!(d2h(c, 64), vec![2; 64], "a blocking stream waits for the legacy stream");
+    assert_eq!(
+        d2h(c, 64),
+        vec![2; 64],
+        "a blocking stream waits for the legacy stream"
+    );
     // A synchronous copy completes the legacy stream's earlier work before it starts.
     h2d_nowait(a, &[3; 64]);
     h2d_nowait(c, &[4; 64]);
@@ -126,12 +138,20 @@ fn an_async_copy_is_ordered_on_its_own_stream_only() {
     staged.fill(0xEE); // pageable bytes are staged by the call
     d2d(b, a, 64, s);
     sync(s);
-    assert_eq!(d2h(b, 64), data, "ordered before the next item of its stream");
+    assert_eq!(
+        d2h(b, 64),
+        data,
+        "ordered before the next item of its stream"
+    );
     assert_eq!(
         unsafe { cuMemcpyHtoDAsync_v2(a, [6u8; 64].as_ptr().cast(), 64, s) },
         0
     );
-    assert_eq!(d2h(a, 64), data, "cuMemcpyDtoH does not wait for a non-blocking stream");
+    assert_eq!(
+        d2h(a, 64),
+        data,
+        "cuMemcpyDtoH does not wait for a non-blocking stream"
+    );
     sync(s);
     assert_eq!(d2h(a, 64), vec![6; 64]);
     let bad = unsafe { cuMemcpyHtoDAsync_v2(a + 1, data.as_ptr().cast(), 64, s) };

@@ -7,6 +7,7 @@ mod copies;
 mod cuda;
 mod hooks;
 mod nccl;
+mod registered_free;
 
 use std::ffi::{c_void, CStr};
 

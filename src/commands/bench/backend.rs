@@ -68,6 +68,7 @@ fn open_nccl(cfg: &RunConfig, join: &Join) -> Result<nccl::NcclBackend, Error> {
         local_ranks: cfg.local_ranks(),
         group: color,
         stream_null: cfg.stream_null,
+        device_timer: cfg.timer == crate::config::Timer::Device,
         cta_policy: cfg.cta_policy,
         register: cfg.local_register,
         collective: cfg.collective,

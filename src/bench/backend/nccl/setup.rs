@@ -16,7 +16,7 @@ use nccl_sys::{Nccl, UniqueId};
 use super::caps::Caps;
 use super::devices::DeviceChoice;
 use super::error::{cuda_err, nccl_err};
-use super::memory::MemoryUse;
+use super::memory::{self, MemoryUse};
 use super::{NcclBackend, Rank};
 use crate::core::host::gethostname_short;
 
@@ -39,6 +39,8 @@ pub struct NcclOptions {
     pub group: usize,
     /// `-y 1`: the legacy default stream instead of a non-blocking one.
     pub stream_null: bool,
+    /// `--timer device`: refused at open where the streams cannot wait on a gate.
+    pub device_timer: bool,
     /// `-x`: `ncclConfig_t.CTAPolicy`.
     pub cta_policy: Option<i32>,
     /// `-R`: 0 none, 1 `ncclCommRegister`, 2 symmetric windows.
@@ -68,17 +70,12 @@ pub fn open(
             slot.insert(Context::primary(&device).map_err(cuda_err)?);
         }
     }
-    let used = |contexts: &BTreeMap<usize, Context>| -> Result<u64, Error> {
-        let mut most = 0u64;
-        for c in contexts.values() {
-            let (free, total) = c.mem_info().map_err(cuda_err)?;
-            most = most.max(total.saturating_sub(free) as u64);
-        }
-        Ok(most)
-    };
-    let before_init = used(&contexts)?;
+    let before_init = memory::free_by_device(&contexts)?;
 
     let caps = Caps::of(&nccl, &contexts)?;
+    if opts.device_timer {
+        super::gate::check_support(&driver, &contexts)?;
+    }
     let mut notes = caps.notes(opts);
     let id = unique_id(&nccl)?;
     let mut ranks = Vec::with_capacity(opts.local_ranks);
@@ -101,7 +98,7 @@ pub fn open(
         });
     }
     init_comms(&nccl, &caps, opts, &id, &mut ranks)?;
-    let after_init = used(&contexts)?;
+    let after_init = memory::free_by_device(&contexts)?;
 
     let devices = describe(&driver, &ranks, opts.group)?;
     let device_memory = contexts
@@ -139,8 +136,8 @@ pub fn open(
         opts.register,
         MemoryUse {
             before_init,
+            after_alloc: after_init.clone(),
             after_init,
-            after_alloc: after_init,
         },
     ))
 }
