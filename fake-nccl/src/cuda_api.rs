@@ -2,10 +2,15 @@
 //! primary contexts. A context is one handle per device, refcounted; `cuCtxSetCurrent` sets a
 //! thread-local current device. Releasing the last reference destroys the device's memory,
 //! streams and events, as the real driver does.
+//!
+//! `FAKE_CUDA_DRIVER_VERSION` (12040) is what `cuDriverGetVersion` reports; below 11070 the
+//! driver predates `cuStreamWaitValue32_v2`. `FAKE_CUDA_NO_STREAM_MEM_OPS=1` makes every
+//! device report CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 (92) as 0, so the v1
+//! `cuStreamWaitValue32` fails with CUDA_ERROR_NOT_SUPPORTED (v2 needs no attribute).
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::sync::MutexGuard;
+use std::sync::{MutexGuard, OnceLock};
 
 use crate::state::*;
 
@@ -63,6 +68,7 @@ fn error_text(code: CuResult) -> Option<(&'static CStr, &'static CStr)> {
             c"the operation cannot be performed in the present state",
         ),
         600 => (c"CUDA_ERROR_NOT_READY", c"device not ready"),
+        801 => (c"CUDA_ERROR_NOT_SUPPORTED", c"operation not supported"),
         702 => (
             c"CUDA_ERROR_LAUNCH_TIMEOUT",
             c"the launch timed out and was terminated",
@@ -88,10 +94,25 @@ pub unsafe extern "C" fn cuInit(flags: u32) -> CuResult {
     })
 }
 
-/// `cuDriverGetVersion(int*)`: 12040 (works before `cuInit`, as the real one).
+/// The CUDA version the fake driver impersonates (`FAKE_CUDA_DRIVER_VERSION`, 12040).
+pub fn driver_version() -> c_int {
+    static V: OnceLock<c_int> = OnceLock::new();
+    *V.get_or_init(|| {
+        let text = std::env::var("FAKE_CUDA_DRIVER_VERSION").unwrap_or_default();
+        text.trim().parse().unwrap_or(12040)
+    })
+}
+
+/// Whether the devices allow v1 stream memory operations (not `FAKE_CUDA_NO_STREAM_MEM_OPS=1`).
+pub fn stream_mem_ops_v1() -> bool {
+    static V: OnceLock<bool> = OnceLock::new();
+    *V.get_or_init(|| std::env::var("FAKE_CUDA_NO_STREAM_MEM_OPS").as_deref() != Ok("1"))
+}
+
+/// `cuDriverGetVersion(int*)`: [`driver_version`] (works before `cuInit`, as the real one).
 #[no_mangle]
 pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CuResult {
-    cu_guard(|| put(version, 12040, CUDA_ERROR_INVALID_VALUE))
+    cu_guard(|| put(version, driver_version(), CUDA_ERROR_INVALID_VALUE))
 }
 
 /// `cuGetErrorName(CUresult, const char**)`.
@@ -154,7 +175,8 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, device: 
     })
 }
 
-/// `cuDeviceGetAttribute(int*, CUdevice_attribute, CUdevice)`: PCI ids and compute capability.
+/// `cuDeviceGetAttribute(int*, CUdevice_attribute, CUdevice)`: PCI ids, compute capability and
+/// stream memory operations.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetAttribute(
     value: *mut c_int,
@@ -172,6 +194,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
             50 => 0,          // PCI_DOMAIN_ID
             75 => major,
             76 => minor,
+            92 => stream_mem_ops_v1() as c_int, // CAN_USE_STREAM_MEM_OPS_V1
             _ => return Err(CUDA_ERROR_INVALID_VALUE),
         };
         put(value, v, CUDA_ERROR_INVALID_VALUE)

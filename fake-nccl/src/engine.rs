@@ -98,6 +98,7 @@ pub struct Op {
 
 /// Puts a batch on `stream` (or into its capture), numbering the ops for matching and hooks.
 pub fn place_batch(st: &mut State, stream: u64, mut ops: Vec<Op>) {
+    st.order_after_legacy(stream);
     let Some(s) = st.streams.get(&stream) else {
         return;
     };
@@ -222,6 +223,16 @@ fn advance_simple(st: &mut State, id: u64) -> bool {
                     unsafe {
                         std::ptr::copy(*src as usize as *const u8, *dst as usize as *mut u8, *len)
                     };
+                }
+            }
+            Item::Write { dst, data, lazy } => {
+                if *lazy && st.streams[&id].queue.len() == 1 {
+                    return changed;
+                }
+                if st.alloc_holding(*dst, data.len()).is_some() {
+                    // SAFETY: the range lies in a live allocation (it may have been freed
+                    // since the write was queued; then it is dropped).
+                    unsafe { std::ptr::copy(data.as_ptr(), *dst as usize as *mut u8, data.len()) };
                 }
             }
             Item::Batch(ops) => {

@@ -10,7 +10,7 @@
 //! `FAKE_CUDA_CC` (9.0); NCCL version `FAKE_NCCL_VERSION` (23203), which gates dtypes, ops and
 //! entry points as the real releases do. Streams are queues run by one global progress
 //! function; a collective runs when every rank's op is at the head of its stream. See the
-//! modules: [`cuda_api`], [`memory`], [`stream`], [`graph`], [`engine`] (matching), [`exec`]
+//! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`], [`engine`] (matching), [`exec`]
 //! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
 //! [`nccl_calls`], [`premulsum`], [`register`], [`hooks`] (fault hooks), [`trace`],
 //! [`debuglog`] (`NCCL_DEBUG` lines).
@@ -49,12 +49,15 @@
 //! * `ncclCommFinalize`, `ncclCommDestroy`, `ncclCommAbort`: `rank nranks dev group`.
 //! * `ncclCommRegister`: `rank nranks dev buff size group`; `ncclCommWindowRegister` adds
 //!   `flags` before `group`.
-//! * `ncclMemAlloc`: `dev size`.
+//! * `ncclMemAlloc`: `dev size`; `ncclMemFree`: `dev ptr live_comms registered` (`dev` of the
+//!   allocation, `-1` if none; `live_comms`: communicators alive on that device;
+//!   `registered`: live registrations of it).
 //! * `ncclRedOpCreatePreMulSum`: `rank nranks dev dtype residence scalar op group`.
 #![allow(clippy::missing_safety_doc)] // every export's contract is its C documentation
 
 pub mod comm;
 pub mod config;
+pub mod copy;
 pub mod cuda_api;
 pub mod debuglog;
 pub mod engine;

@@ -2,12 +2,16 @@
 //! addresses serve as `CUdeviceptr`s, recorded in a registry (id, device, base, length) that
 //! every copy and every NCCL buffer argument is checked against. `cuMemHostAlloc` memory is
 //! registered too (kind [`AllocKind::Host`]) and is its own device address.
+//!
+//! `FAKE_CUDA_MEM_BUSY_MIB=a,b,...` says how many MiB of device 0, 1, ... other processes
+//! hold: `cuMemGetInfo` counts them as used and allocations cannot have them. Freeing memory
+//! that is still registered with a live communicator is refused ([`State::registered_users`]).
 
 use std::alloc::Layout;
 use std::ffi::c_void;
+use std::sync::OnceLock;
 
 use crate::cuda_api::{current_device, require_init};
-use crate::engine::progress;
 use crate::state::*;
 
 /// Which allocator made a block.
@@ -45,10 +49,18 @@ impl State {
         (addr.checked_add(len as u64)? <= a.base + a.len as u64).then_some(a)
     }
 
-    /// Bytes of device memory allocated on `device`.
+    /// Bytes of device memory in use on `device`: this process's allocations and what other
+    /// processes hold (`FAKE_CUDA_MEM_BUSY_MIB`).
     pub fn allocated_on(&self, device: usize) -> usize {
         let on = |a: &&Alloc| a.kind == AllocKind::Device && a.device == device;
-        self.allocs.values().filter(on).map(|a| a.len).sum()
+        let mine: usize = self.allocs.values().filter(on).map(|a| a.len).sum();
+        mine + busy(device)
+    }
+
+    /// Live registrations (`ncclCommRegister` handles and windows) of the allocation at `base`.
+    pub fn registered_users(&self, base: u64) -> usize {
+        let live = |(h, b): (&u64, &u64)| *b == base && self.registrations.contains_key(h);
+        self.registered_allocs.iter().filter(|&e| live(e)).count()
     }
 
     /// Allocates `bytes` on `device` (or pinned host memory), returning the base address.
@@ -125,6 +137,18 @@ impl State {
     }
 }
 
+/// MiB of `device` held by other processes (`FAKE_CUDA_MEM_BUSY_MIB`, comma-separated).
+fn busy(device: usize) -> usize {
+    static V: OnceLock<Vec<usize>> = OnceLock::new();
+    let mib = V.get_or_init(|| {
+        let text = std::env::var("FAKE_CUDA_MEM_BUSY_MIB").unwrap_or_default();
+        (text.split(','))
+            .map(|v| v.trim().parse().unwrap_or(0))
+            .collect()
+    });
+    mib.get(device).copied().unwrap_or(0) << 20
+}
+
 /// `cuMemAlloc_v2(CUdeviceptr*, size_t)`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CuResult {
@@ -139,12 +163,16 @@ pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut u64, bytes: usize) -> CuResult
     })
 }
 
-/// `cuMemFree_v2(CUdeviceptr)`.
+/// `cuMemFree_v2(CUdeviceptr)`: refused (CUDA_ERROR_INVALID_VALUE) while the memory is still
+/// registered with a communicator, which would later deregister freed memory.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFree_v2(dptr: u64) -> CuResult {
     cu_guard(|| {
         let mut st = require_init()?;
         current_device(&st)?;
+        if st.registered_users(dptr) > 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
         st.free(AllocKind::Device, dptr)
     })
 }
@@ -213,54 +241,5 @@ pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) ->
             CUDA_ERROR_INVALID_VALUE,
         )?;
         put(total, all, CUDA_ERROR_INVALID_VALUE)
-    })
-}
-
-/// `cuMemcpyHtoD_v2(CUdeviceptr, const void*, size_t)`, bounds-checked.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD_v2(dst: u64, src: *const c_void, bytes: usize) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        current_device(&st)?;
-        progress(&mut st);
-        if st.alloc_holding(dst, bytes).is_none() || (src.is_null() && bytes > 0) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        if bytes > 0 {
-            std::ptr::copy(src as *const u8, dst as usize as *mut u8, bytes);
-        }
-        Ok(())
-    })
-}
-
-/// `cuMemcpyDtoH_v2(void*, CUdeviceptr, size_t)`, bounds-checked.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: u64, bytes: usize) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        current_device(&st)?;
-        progress(&mut st);
-        if st.alloc_holding(src, bytes).is_none() || (dst.is_null() && bytes > 0) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        if bytes > 0 {
-            std::ptr::copy(src as usize as *const u8, dst as *mut u8, bytes);
-        }
-        Ok(())
-    })
-}
-
-/// `cuMemsetD8_v2(CUdeviceptr, unsigned char, size_t)`, bounds-checked.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8_v2(dst: u64, value: u8, count: usize) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        current_device(&st)?;
-        progress(&mut st);
-        if st.alloc_holding(dst, count).is_none() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        std::ptr::write_bytes(dst as usize as *mut u8, value, count);
-        Ok(())
     })
 }

@@ -1,6 +1,8 @@
 //! Buffer registration (`ncclCommRegister`, `ncclCommWindowRegister`) and NCCL's allocator
 //! (`ncclMemAlloc`/`ncclMemFree`). Registration checks the range lies in one device
 //! allocation of the comm's device and keeps a count per comm; the handles are opaque.
+//! `ncclMemFree` of memory still registered is ncclInvalidUsage, and its trace line says how
+//! many communicators were still alive on the memory's device (nccl-tests destroys them first).
 
 use std::ffi::{c_int, c_void};
 
@@ -40,10 +42,10 @@ fn register(
         crate::trace::line(name, &fields);
         need_version(min, name)?;
         let p = buff as usize as u64;
-        match st.alloc_holding(p, size) {
-            Some(a) if a.kind == AllocKind::Device && a.device == device && size > 0 => {}
+        let base = match st.alloc_holding(p, size) {
+            Some(a) if a.kind == AllocKind::Device && a.device == device && size > 0 => a.base,
             _ => return nccl_err(NCCL_INVALID_ARGUMENT, format!("{name}: rank {rank}: [{p:#x}, +{size}) is not inside one device allocation of device {device}")),
-        }
+        };
         if out.is_null() {
             return nccl_err(
                 NCCL_INVALID_ARGUMENT,
@@ -52,6 +54,7 @@ fn register(
         }
         let h = st.fresh_id();
         st.registrations.insert(h, (id, window));
+        st.registered_allocs.insert(h, base);
         let c = st.comms.get_mut(&id).expect("resolved");
         if window {
             c.windows += 1;
@@ -76,6 +79,7 @@ fn deregister(name: &str, comm: *mut c_void, h: *mut c_void, window: bool) -> Nc
             );
         };
         st.registrations.remove(&key);
+        st.registered_allocs.remove(&key);
         let c = st.comms.get_mut(&id).expect("resolved");
         if window {
             c.windows -= 1;
@@ -167,14 +171,30 @@ pub unsafe extern "C" fn ncclMemAlloc(ptr: *mut *mut c_void, size: usize) -> Ncc
     })
 }
 
-/// `ncclMemFree(void*)`: NULL is a no-op.
+/// `ncclMemFree(void*)`: NULL is a no-op; memory still registered is refused.
 #[no_mangle]
 pub extern "C" fn ncclMemFree(ptr: *mut c_void) -> NcclResult {
     nccl_guard(|| {
+        let mut st = state();
+        let base = ptr as usize as u64;
+        let dev = st.alloc_at(base).map(|a| a.device);
+        let live = |d: usize| st.comms.values().filter(|c| c.device == d).count();
+        let fields = vec![
+            ("dev", dev.map_or("-1".into(), |d| d.to_string())),
+            ("ptr", st.describe_ptr(base)),
+            ("live_comms", dev.map_or(0, live).to_string()),
+            ("registered", st.registered_users(base).to_string()),
+        ];
+        crate::trace::line("ncclMemFree", &fields);
         if ptr.is_null() {
             return Ok(());
         }
-        let mut st = state();
+        if st.registered_users(base) > 0 {
+            return nccl_err(
+                NCCL_INVALID_USAGE,
+                "ncclMemFree: the buffer is still registered with a communicator",
+            );
+        }
         st.free(AllocKind::Device, ptr as usize as u64)
             .or_else(|_| {
                 nccl_err(

@@ -29,6 +29,7 @@ pub const CUDA_ERROR_INVALID_HANDLE: CuResult = 400;
 pub const CUDA_ERROR_ILLEGAL_STATE: CuResult = 401;
 pub const CUDA_ERROR_NOT_READY: CuResult = 600;
 pub const CUDA_ERROR_LAUNCH_TIMEOUT: CuResult = 702;
+pub const CUDA_ERROR_NOT_SUPPORTED: CuResult = 801;
 pub const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CuResult = 900;
 pub const CUDA_ERROR_UNKNOWN: CuResult = 999;
 
@@ -82,6 +83,9 @@ pub struct State {
     pub communicators: HashMap<u64, Communicator>,
     /// Registrations and windows: handle id -> (owning comm, is a window).
     pub registrations: HashMap<u64, (u64, bool)>,
+    /// Registration handle id -> base of the allocation it covers (live while the handle is
+    /// in `registrations`).
+    pub registered_allocs: HashMap<u64, u64>,
     next_id: u64,
 }
 

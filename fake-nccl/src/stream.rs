@@ -1,6 +1,7 @@
 //! Streams (in-order queues of [`Item`]s) and events. The NULL stream is the current device's
 //! legacy stream. Nothing runs here: [`crate::engine::progress`] executes head items; the
-//! query and synchronize calls drive it.
+//! query and synchronize calls drive it, and complete the stream's landings
+//! ([`crate::copy`]). Work on a blocking stream is ordered after the legacy stream's.
 
 use std::collections::VecDeque;
 use std::ffi::{c_float, c_void};
@@ -17,8 +18,12 @@ pub enum Item {
     Record { event: u64, gen: u64 },
     /// `cuStreamWaitValue32`: blocks the stream until the condition on `*addr` holds.
     WaitValue { addr: u64, value: u32, flags: u32 },
-    /// `cuMemcpyDtoDAsync`: copies `len` bytes when reached (both ranges checked on enqueue).
+    /// `cuMemcpyDtoDAsync` (or a pinned-source `cuMemcpyHtoDAsync`): copies `len` bytes when
+    /// reached (both ranges checked on enqueue).
     Copy { dst: u64, src: u64, len: usize },
+    /// Staged host bytes (or a memset's) landing at `dst`; while `lazy` and last in its queue
+    /// it waits, so nothing unordered with it sees the bytes early ([`crate::copy`]).
+    Write { dst: u64, data: Vec<u8>, lazy: bool },
     /// The communication ops one group (or one ungrouped call) put on this stream.
     Batch(Vec<Op>),
 }
@@ -70,6 +75,7 @@ impl State {
 
     /// Appends `item` to the stream (or to its capture); event records get their number here.
     pub fn enqueue(&mut self, stream: u64, mut item: Item) {
+        self.order_after_legacy(stream);
         let capturing = self
             .streams
             .get(&stream)
@@ -96,7 +102,8 @@ impl State {
     }
 }
 
-fn stream_of_current(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
+/// The stream of handle `h` in the current context (NULL: its legacy stream).
+pub(crate) fn stream_of_current(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
     let dev = current_device(st)?;
     st.stream_id(h, dev).ok_or(CUDA_ERROR_INVALID_HANDLE)
 }
@@ -123,6 +130,7 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(h: *mut c_void) -> CuResult {
         let mut st = require_init()?;
         current_device(&st)?;
         let id = unhandle(TAG_STREAM, h).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        st.settle(id);
         progress(&mut st);
         st.streams
             .remove(&id)
@@ -140,6 +148,7 @@ pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
         if st.streams[&id].capture.is_some() {
             return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
         }
+        st.settle(id);
         progress(&mut st);
         if st.streams[&id].queue.is_empty() {
             Ok(())
@@ -161,6 +170,7 @@ pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
             if st.streams[&id].capture.is_some() {
                 return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
             }
+            st.settle(id);
             progress(&mut st);
             if st.streams[&id].queue.is_empty() {
                 return Ok(());
@@ -174,7 +184,9 @@ pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
     })
 }
 
-/// `cuStreamWaitValue32_v2(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`.
+/// `cuStreamWaitValue32_v2(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`: drivers before
+/// CUDA 11.7 lack it, which the fake (whose exports are fixed) shows as
+/// CUDA_ERROR_NOT_SUPPORTED when it impersonates one.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitValue32_v2(
     h: *mut c_void,
@@ -182,6 +194,28 @@ pub unsafe extern "C" fn cuStreamWaitValue32_v2(
     value: u32,
     flags: u32,
 ) -> CuResult {
+    if crate::cuda_api::driver_version() < 11070 {
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    wait_value32(h, addr, value, flags)
+}
+
+/// `cuStreamWaitValue32(CUstream, CUdeviceptr, cuuint32_t, unsigned flags)`, the v1 ABI:
+/// CUDA_ERROR_NOT_SUPPORTED unless the device allows v1 stream memory operations.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue32(
+    h: *mut c_void,
+    addr: u64,
+    value: u32,
+    flags: u32,
+) -> CuResult {
+    if !crate::cuda_api::stream_mem_ops_v1() {
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    wait_value32(h, addr, value, flags)
+}
+
+fn wait_value32(h: *mut c_void, addr: u64, value: u32, flags: u32) -> CuResult {
     cu_guard(|| {
         let mut st = require_init()?;
         let id = stream_of_current(&st, h)?;
@@ -189,27 +223,6 @@ pub unsafe extern "C" fn cuStreamWaitValue32_v2(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         st.enqueue(id, Item::WaitValue { addr, value, flags });
-        progress(&mut st);
-        Ok(())
-    })
-}
-
-/// `cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t, CUstream)`: a copy queued
-/// on the stream, both ranges inside live allocations.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
-    dst: u64,
-    src: u64,
-    len: usize,
-    h: *mut c_void,
-) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        let id = stream_of_current(&st, h)?;
-        if st.alloc_holding(dst, len).is_none() || st.alloc_holding(src, len).is_none() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        st.enqueue(id, Item::Copy { dst, src, len });
         progress(&mut st);
         Ok(())
     })

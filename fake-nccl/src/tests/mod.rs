@@ -3,13 +3,16 @@
 //! overrides version, hooks, trace and log per thread.
 
 mod colls;
+mod copies;
 mod cuda;
 mod hooks;
 mod nccl;
 mod p2p_devices;
+mod registered_free;
 
 use std::ffi::{c_void, CStr};
 
+use crate::copy::*;
 use crate::cuda_api::*;
 use crate::group::{ncclGroupEnd, ncclGroupStart};
 use crate::init::*;
@@ -38,11 +41,14 @@ pub fn alloc(bytes: usize) -> u64 {
     p
 }
 
+/// Copies to the device and waits until the bytes landed (a pageable copy lands lazily on the
+/// legacy stream, see crate::copy).
 pub fn h2d(p: u64, data: &[u8]) {
     assert_eq!(
         unsafe { cuMemcpyHtoD_v2(p, data.as_ptr().cast(), data.len()) },
         0
     );
+    sync(std::ptr::null_mut());
 }
 
 pub fn d2h(p: u64, len: usize) -> Vec<u8> {

@@ -43,6 +43,11 @@ pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: c_int = 50;
 pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR`.
 pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
+/// `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1` (named without `_V1` before CUDA 11.7):
+/// whether the v1 `cuStreamWaitValue32` works on the device.
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: c_int = 92;
+/// The first driver (CUDA 11.7) with `cuStreamWaitValue32_v2`, which needs no attribute.
+pub const STREAM_MEM_OPS_V2_DRIVER: i32 = 11070;
 /// `CU_STREAM_NON_BLOCKING`: no implicit synchronisation with the legacy default stream.
 pub const CU_STREAM_NON_BLOCKING: c_uint = 1;
 /// `CU_EVENT_DEFAULT`: a timing event.
@@ -103,8 +108,10 @@ macro_rules! driver_api {
             )*
             /// The graph instantiation entry point this driver has.
             pub graph_instantiate: GraphInstantiate,
-            /// `cuStreamWaitValue32_v2` or `cuStreamWaitValue32`, where exported.
+            /// `cuStreamWaitValue32_v2`, where exported.
             pub stream_wait_value32: Option<StreamWaitValue32Fn>,
+            /// `cuStreamWaitValue32` (the v1 ABI), where exported.
+            pub stream_wait_value32_v1: Option<StreamWaitValue32Fn>,
         }
 
         impl Api {
@@ -131,10 +138,11 @@ macro_rules! driver_api {
                     )*
                     graph_instantiate: resolve_instantiate(lib)
                         .ok_or_else(|| missing("cuGraphInstantiateWithFlags"))?,
-                    stream_wait_value32: ["cuStreamWaitValue32_v2", "cuStreamWaitValue32"]
-                        .iter()
-                        .find_map(|name| lookup(lib, name))
-                        // SAFETY: both names share the declared C signature.
+                    stream_wait_value32: lookup(lib, "cuStreamWaitValue32_v2")
+                        // SAFETY: the documented C signature of the v2 entry point.
+                        .map(|a| unsafe { std::mem::transmute::<*mut c_void, StreamWaitValue32Fn>(a) }),
+                    stream_wait_value32_v1: lookup(lib, "cuStreamWaitValue32")
+                        // SAFETY: v1 has the same C signature as v2.
                         .map(|a| unsafe { std::mem::transmute::<*mut c_void, StreamWaitValue32Fn>(a) }),
                 })
             }
@@ -162,6 +170,7 @@ driver_api! {
     mem_alloc = "cuMemAlloc_v2": fn(*mut CUdeviceptr, usize);
     mem_free = "cuMemFree_v2": fn(CUdeviceptr);
     memcpy_htod = "cuMemcpyHtoD_v2": fn(CUdeviceptr, *const c_void, usize);
+    memcpy_htod_async = "cuMemcpyHtoDAsync_v2": fn(CUdeviceptr, *const c_void, usize, CUstream);
     memcpy_dtoh = "cuMemcpyDtoH_v2": fn(*mut c_void, CUdeviceptr, usize);
     memset_d8 = "cuMemsetD8_v2": fn(CUdeviceptr, u8, usize);
     memcpy_dtod_async = "cuMemcpyDtoDAsync_v2": fn(CUdeviceptr, CUdeviceptr, usize, CUstream);

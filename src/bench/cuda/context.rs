@@ -161,25 +161,6 @@ impl Stream {
         let code = unsafe { (self.context.driver().api().stream_synchronize)(self.raw) };
         self.context.driver().check("cuStreamSynchronize", code)
     }
-
-    /// Queues a wait until the 32-bit word at device address `address` satisfies `flags`
-    /// (`CU_STREAM_WAIT_VALUE_GEQ`, `_EQ`, ...) against `value`; fails where the driver lacks
-    /// `cuStreamWaitValue32` or the device does not support stream memory operations.
-    pub fn wait_value32(&self, address: u64, value: u32, flags: u32) -> Result<(), CudaError> {
-        let wait =
-            self.context
-                .driver()
-                .api()
-                .stream_wait_value32
-                .ok_or(CudaError::MissingSymbol {
-                    library: "libcuda".into(),
-                    symbol: "cuStreamWaitValue32",
-                })?;
-        self.context.set_current()?;
-        // SAFETY: a live stream; the driver validates the address.
-        let code = unsafe { wait(self.raw, address, value, flags) };
-        self.context.driver().check("cuStreamWaitValue32", code)
-    }
 }
 
 impl Drop for Stream {

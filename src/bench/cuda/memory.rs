@@ -1,8 +1,9 @@
 //! Device memory ([`DeviceBuffer`]): allocation, host<->device copies and zeroing.
 //!
-//! The copies and the memset are synchronous: they return after the data has moved. They run
-//! on the legacy default stream, which a non-blocking [`super::Stream`] does not wait for, so
-//! synchronise a stream that writes a buffer before copying it back.
+//! The copies and the memset return after the data has moved: they run on the legacy default
+//! stream and wait for it (a pageable `cuMemcpyHtoD` or a `cuMemsetD8` may return before the
+//! device has the bytes). A non-blocking [`super::Stream`] does not wait for the legacy stream
+//! and it for it: synchronise a stream that writes a buffer before copying it back.
 
 use std::ffi::c_void;
 
@@ -72,7 +73,9 @@ impl DeviceBuffer {
                 data.len(),
             )
         };
-        self.context.driver().check("cuMemcpyHtoD_v2", code)
+        self.context.driver().check("cuMemcpyHtoD_v2", code)?;
+        // From pageable memory the copy may return before the bytes reach the device.
+        Stream::legacy(&self.context).synchronize()
     }
 
     /// Copies the bytes starting at `offset` into all of `out`.

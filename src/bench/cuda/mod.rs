@@ -8,12 +8,14 @@
 //! [`Stream`]s, [`DeviceBuffer`]s, [`Event`]s and graphs made in it release what they hold when
 //! dropped, each making its context current first. Every driver call is checked; a failure is a
 //! [`CudaError`] naming the call and the driver's name and text for the code.
+//! [`memops`] says which `cuStreamWaitValue32` the driver and devices allow.
 
 pub mod api;
 mod context;
 mod driver;
 mod error;
 mod event;
+pub mod memops;
 mod memory;
 #[cfg(test)]
 mod tests;
@@ -23,6 +25,7 @@ pub use context::{Context, Stream};
 pub use driver::{Device, Driver, SONAMES};
 pub use error::CudaError;
 pub use event::{Event, Graph, GraphExec};
+pub use memops::WaitValue32;
 pub use memory::DeviceBuffer;
 
 /// Opens and initialises the driver and describes every visible device. No context is

@@ -3,7 +3,11 @@
 //! the whole timed loop is queued before any of it runs and CUDA events around it measure the
 //! device alone (the technique nvbandwidth uses). A watchdog thread opens the gate after
 //! [`HOLD_LIMIT`] in case enqueueing blocks (a full launch queue), so nothing can hang.
+//!
+//! Where the driver or a device cannot run that wait ([`crate::bench::cuda::memops`]),
+//! [`check_support`] refuses the run at open, in one line that says why.
 
+use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -14,8 +18,9 @@ use crate::bench::backend::HOLD_LIMIT;
 use crate::bench::cuda::api::{
     CUdeviceptr, CU_MEMHOSTALLOC_PORTABLE_DEVICEMAP, CU_STREAM_WAIT_VALUE_GEQ,
 };
-use crate::bench::cuda::Context;
+use crate::bench::cuda::{memops, Context, Driver, WaitValue32};
 use crate::core::error::Error;
+use crate::core::host::gethostname_short;
 
 use super::error::cuda_err;
 
@@ -29,6 +34,8 @@ struct Word {
 /// The gate words of every local rank and the current hold.
 #[derive(Default)]
 pub(super) struct Gates {
+    /// The wait entry point, chosen at the first hold.
+    wait: Option<WaitValue32>,
     words: Vec<Word>,
     generation: u32,
     watchdog: Option<(Arc<AtomicBool>, Arc<AtomicBool>, JoinHandle<()>)>,
@@ -45,6 +52,20 @@ impl Gates {
         streams: &[(&Context, &crate::bench::cuda::Stream)],
     ) -> Result<(), Error> {
         self.release();
+        let wait = match self.wait {
+            Some(wait) => wait,
+            None => {
+                let contexts = streams
+                    .iter()
+                    .map(|(c, _)| (c.device().ordinal(), (*c).clone()));
+                let contexts: BTreeMap<usize, Context> = contexts.collect();
+                let driver = streams.first().map(|(c, _)| *c.driver());
+                let Some(driver) = driver else {
+                    return Ok(());
+                };
+                *self.wait.insert(check_support(&driver, &contexts)?)
+            }
+        };
         if self.words.is_empty() {
             for (context, _) in streams {
                 self.words.push(alloc_word(context)?);
@@ -53,7 +74,7 @@ impl Gates {
         self.generation = self.generation.wrapping_add(1);
         for (word, (_, stream)) in self.words.iter().zip(streams) {
             stream
-                .wait_value32(word.device, self.generation, CU_STREAM_WAIT_VALUE_GEQ)
+                .wait_value32(wait, word.device, self.generation, CU_STREAM_WAIT_VALUE_GEQ)
                 .map_err(cuda_err)?;
         }
         let done = Arc::new(AtomicBool::new(false));
@@ -108,6 +129,23 @@ impl Drop for Gates {
     fn drop(&mut self) {
         self.free();
     }
+}
+
+/// The wait entry point for the devices of `contexts`, or the one-line reason (exit 2) why
+/// `--timer device` cannot run on them.
+pub(super) fn check_support(
+    driver: &Driver,
+    contexts: &BTreeMap<usize, Context>,
+) -> Result<WaitValue32, Error> {
+    let devices: Vec<_> = contexts.values().map(|c| *c.device()).collect();
+    memops::wait_value32(driver, &devices)
+        .map_err(cuda_err)?
+        .map_err(|why| {
+            Error::Cuda(format!(
+                "{}: --timer device cannot run: its gate needs cuStreamWaitValue32, but {why}",
+                gethostname_short()
+            ))
+        })
 }
 
 fn write_all(addresses: &Addresses, generation: u32) {

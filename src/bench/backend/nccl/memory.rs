@@ -3,10 +3,11 @@
 //! and from the host for verification, and registered with the communicator for `-R 1`
 //! (`ncclCommRegister`) or `-R 2` (`ncclCommWindowRegister`, symmetric windows).
 
+use std::collections::BTreeMap;
 use std::ffi::c_void;
 
 use crate::bench::cuda::api::CUdeviceptr;
-use crate::bench::cuda::{Context, CudaError, DeviceBuffer};
+use crate::bench::cuda::{Context, CudaError, DeviceBuffer, Stream};
 use nccl_sys::Nccl;
 
 use super::error::{cuda_err, nccl_err};
@@ -85,30 +86,39 @@ impl DevMem {
         }))
     }
 
-    /// Copies `data` to `offset` (synchronous).
-    pub(super) fn write(&self, offset: usize, data: &[u8]) -> Result<(), Error> {
-        self.bounds("cuMemcpyHtoD_v2", offset, data.len())?;
+    /// Copies `data` to `offset` on `stream` (the rank's) and waits until it has landed.
+    ///
+    /// Not `cuMemcpyHtoD`: from pageable memory it may return before the bytes reach the
+    /// device, and it runs on the legacy stream, which the rank's non-blocking stream does not
+    /// wait for, so the next collective could read the old contents. Waiting here also keeps
+    /// the copy out of any timed section that follows.
+    pub(super) fn write(&self, stream: &Stream, offset: usize, data: &[u8]) -> Result<(), Error> {
+        self.bounds("cuMemcpyHtoDAsync_v2", offset, data.len())?;
         if data.is_empty() {
             return Ok(());
         }
         let ctx = self.context();
         ctx.set_current().map_err(cuda_err)?;
         let api = ctx.driver().api();
-        // SAFETY: the range was checked against the allocation; the source is a live slice.
-        let code = unsafe {
-            (api.memcpy_htod)(self.ptr() + offset as u64, data.as_ptr().cast(), data.len())
-        };
+        let dst = self.ptr() + offset as u64;
+        // SAFETY: the range was checked against the allocation; the source is a live slice
+        // (pageable bytes are staged by the call, and the stream is synchronized below).
+        let code =
+            unsafe { (api.memcpy_htod_async)(dst, data.as_ptr().cast(), data.len(), stream.raw()) };
         ctx.driver()
-            .check("cuMemcpyHtoD_v2", code)
-            .map_err(cuda_err)
+            .check("cuMemcpyHtoDAsync_v2", code)
+            .map_err(cuda_err)?;
+        stream.synchronize().map_err(cuda_err)
     }
 
-    /// Copies `out.len()` bytes from `offset` into `out` (synchronous).
-    pub(super) fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), Error> {
+    /// Copies `out.len()` bytes from `offset` into `out`, after the work queued on `stream`
+    /// (the rank's): `cuMemcpyDtoH` orders itself after the legacy stream only.
+    pub(super) fn read(&self, stream: &Stream, offset: usize, out: &mut [u8]) -> Result<(), Error> {
         self.bounds("cuMemcpyDtoH_v2", offset, out.len())?;
         if out.is_empty() {
             return Ok(());
         }
+        stream.synchronize().map_err(cuda_err)?;
         let ctx = self.context();
         ctx.set_current().map_err(cuda_err)?;
         let api = ctx.driver().api();
@@ -149,23 +159,45 @@ pub(super) enum Registration {
     Window(nccl_sys::bindings::ncclWindow_t),
 }
 
-/// How much device memory one phase of a run took, for `-M 1`.
-#[derive(Debug, Default, Clone, Copy)]
+/// Free device memory in bytes per device ordinal at the phases of a run, for `-M 1`.
+#[derive(Debug, Default, Clone)]
 pub(super) struct MemoryUse {
-    /// Used bytes before communicators were made (per device, the largest).
-    pub before_init: u64,
+    /// Before communicators were made.
+    pub before_init: BTreeMap<usize, u64>,
     /// After communicator initialisation.
-    pub after_init: u64,
-    /// After the benchmark's buffers were allocated.
-    pub after_alloc: u64,
+    pub after_init: BTreeMap<usize, u64>,
+    /// After the benchmark's buffers were allocated (and registered).
+    pub after_alloc: BTreeMap<usize, u64>,
+}
+
+/// `cuMemGetInfo`'s free bytes of each device (each once, however many ranks share it).
+pub(super) fn free_by_device<'a>(
+    contexts: impl IntoIterator<Item = (&'a usize, &'a Context)>,
+) -> Result<BTreeMap<usize, u64>, Error> {
+    let mut free = BTreeMap::new();
+    for (&device, context) in contexts {
+        if let std::collections::btree_map::Entry::Vacant(slot) = free.entry(device) {
+            slot.insert(context.mem_info().map_err(cuda_err)?.0 as u64);
+        }
+    }
+    Ok(free)
+}
+
+/// The largest drop of free memory of any one device from `from` to `to`.
+fn largest_drop(from: &BTreeMap<usize, u64>, to: &BTreeMap<usize, u64>) -> u64 {
+    let drop = |(d, f): (&usize, &u64)| to.get(d).map_or(0, |t| f.saturating_sub(*t));
+    from.iter().map(drop).max().unwrap_or(0)
 }
 
 /// nccl-tests' `-M 1` footer value: `Initialization 1.23 GB | User-Allocated 384 MB |
-/// Collective 0 B | Total 1.61 GB`, from used bytes at each phase and at the end.
-pub(super) fn memory_line(m: &MemoryUse, at_end: u64) -> String {
-    let init = m.after_init.saturating_sub(m.before_init);
-    let user = m.after_alloc.saturating_sub(m.after_init);
-    let coll = at_end.saturating_sub(m.after_alloc);
+/// Collective 0 B | Total 1.61 GB`. Each phase is the largest change of one device's free
+/// memory over that phase (the run's phase ends with `at_end`), and the total their sum, as
+/// nccl-tests computes them; a device with more ranks or less free memory is not hidden by
+/// another's.
+pub(super) fn memory_line(m: &MemoryUse, at_end: &BTreeMap<usize, u64>) -> String {
+    let init = largest_drop(&m.before_init, &m.after_init);
+    let user = largest_drop(&m.after_init, &m.after_alloc);
+    let coll = largest_drop(&m.after_alloc, at_end);
     format!(
         "Initialization {} | User-Allocated {} | Collective {} | Total {}",
         decimal_bytes(init),
@@ -179,18 +211,39 @@ pub(super) fn memory_line(m: &MemoryUse, at_end: u64) -> String {
 mod tests {
     use super::*;
 
+    fn free(v: &[u64]) -> BTreeMap<usize, u64> {
+        v.iter().copied().enumerate().collect()
+    }
+
     #[test]
     fn memory_line_splits_the_phases() {
         let m = MemoryUse {
-            before_init: 500_000_000,
-            after_init: 1_730_000_000,
-            after_alloc: 2_114_000_000,
+            before_init: free(&[10_000_000_000]),
+            after_init: free(&[8_770_000_000]),
+            after_alloc: free(&[8_386_000_000]),
         };
         assert_eq!(
-            memory_line(&m, 2_114_000_000),
+            memory_line(&m, &free(&[8_386_000_000])),
             "Initialization 1.23 GB | User-Allocated 384 MB | Collective 0 B | Total 1.61 GB"
         );
         assert_eq!(decimal_bytes(999), "999 B");
         assert_eq!(decimal_bytes(4_096), "4 KB");
+    }
+
+    #[test]
+    fn each_phase_is_the_largest_change_of_one_device() {
+        // Device 1 starts with far less free memory (another process) and takes less per
+        // phase; device 0 has two ranks. Each phase is the larger device change, not the
+        // change of the larger usage.
+        let m = MemoryUse {
+            before_init: free(&[16_000_000_000, 4_000_000_000]),
+            after_init: free(&[15_000_000_000, 3_500_000_000]),
+            after_alloc: free(&[13_000_000_000, 2_500_000_000]),
+        };
+        let end = free(&[12_700_000_000, 2_400_000_000]);
+        assert_eq!(
+            memory_line(&m, &end),
+            "Initialization 1.00 GB | User-Allocated 2.00 GB | Collective 300 MB | Total 3.30 GB"
+        );
     }
 }

@@ -13,6 +13,7 @@ mod launch;
 mod memory;
 mod setup;
 mod sync;
+mod teardown;
 
 use std::time::{Duration, Instant};
 
@@ -210,71 +211,14 @@ impl NcclBackend {
         }
     }
 
-    /// The `-M 1` footer value: device memory used by initialisation, buffers and the run.
-    pub fn memory_report(&self) -> Result<String, Error> {
-        let mut used = 0u64;
-        for r in &self.ranks {
-            let (free, total) = r.context.mem_info().map_err(cuda_err)?;
-            used = used.max(total.saturating_sub(free) as u64);
-        }
-        Ok(memory::memory_line(&self.memory, used))
+    /// Free device memory per device of the local ranks, now.
+    fn free_memory(&self) -> Result<std::collections::BTreeMap<usize, u64>, Error> {
+        memory::free_by_device(self.ranks.iter().map(|r| (&r.device, &r.context)))
     }
 
-    /// Tears down on the normal path: deregister, free, finalize and destroy the
-    /// communicators (all in one group, so multi-rank processes do not deadlock).
-    fn shutdown(&mut self) -> Result<(), Error> {
-        if self.closed {
-            return Ok(());
-        }
-        self.closed = true;
-        self.gates.free();
-        self.events.clear();
-        self.graphs.clear();
-        if self.aborted {
-            for r in &mut self.ranks {
-                r.registrations.clear();
-                r.send = None;
-                r.recv = None;
-            }
-            return Ok(());
-        }
-        let dereg = self.deregister();
-        for r in &mut self.ranks {
-            r.send = None;
-            r.recv = None;
-        }
-        dereg?;
-        let api = *self.nccl.api();
-        if let Some(finalize) = self.caps.finalize {
-            // SAFETY: no arguments.
-            self.nccl
-                .check("ncclGroupStart", unsafe { (api.ncclGroupStart)() })
-                .map_err(nccl_err)?;
-            let mut result = Ok(());
-            for r in &self.ranks {
-                let _ = r.context.set_current();
-                // SAFETY: a live communicator, finalized once.
-                let code = unsafe { finalize(r.comm) };
-                if let Err(e) = self.nccl.check("ncclCommFinalize", code) {
-                    result = Err(nccl_err(e));
-                    break;
-                }
-            }
-            // SAFETY: closes the group above.
-            let end = self
-                .nccl
-                .check("ncclGroupEnd", unsafe { (api.ncclGroupEnd)() })
-                .map_err(nccl_err);
-            result.and(end)?;
-        }
-        for r in &mut self.ranks {
-            let _ = r.context.set_current();
-            // SAFETY: a live communicator, destroyed once.
-            let code = unsafe { (api.ncclCommDestroy)(r.comm) };
-            r.comm = std::ptr::null_mut();
-            self.nccl.check("ncclCommDestroy", code).map_err(nccl_err)?;
-        }
-        Ok(())
+    /// The `-M 1` footer value: device memory used by initialisation, buffers and the run.
+    pub fn memory_report(&self) -> Result<String, Error> {
+        Ok(memory::memory_line(&self.memory, &self.free_memory()?))
     }
 }
 
@@ -306,12 +250,7 @@ impl Backend for NcclBackend {
             r.recv = Some(DevMem::alloc(&self.nccl, &r.context, recv_bytes)?);
         }
         self.register_buffers()?;
-        let mut used = 0u64;
-        for r in &self.ranks {
-            let (free, total) = r.context.mem_info().map_err(cuda_err)?;
-            used = used.max(total.saturating_sub(free) as u64);
-        }
-        self.memory.after_alloc = used;
+        self.memory.after_alloc = self.free_memory()?;
         Ok(())
     }
 
@@ -327,7 +266,8 @@ impl Backend for NcclBackend {
         staging.clear();
         staging.resize(len, 0);
         f(&mut staging);
-        let result = self.buffer(local, buf)?.write(offset, &staging);
+        let stream = &self.rank(local)?.stream;
+        let result = self.buffer(local, buf)?.write(stream, offset, &staging);
         self.staging = staging;
         result
     }
@@ -343,7 +283,8 @@ impl Backend for NcclBackend {
         let mut staging = std::mem::take(&mut self.staging);
         staging.clear();
         staging.resize(len, 0);
-        let result = self.buffer(local, buf)?.read(offset, &mut staging);
+        let stream = &self.rank(local)?.stream;
+        let result = self.buffer(local, buf)?.read(stream, offset, &mut staging);
         if result.is_ok() {
             f(&staging);
         }

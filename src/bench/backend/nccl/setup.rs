@@ -20,7 +20,7 @@ use nccl_sys::{Nccl, UniqueId};
 use super::caps::Caps;
 use super::devices::{self, DeviceChoice};
 use super::error::{cuda_err, nccl_err};
-use super::memory::MemoryUse;
+use super::memory::{self, MemoryUse};
 use super::{NcclBackend, Rank};
 use crate::core::host::gethostname_short;
 
@@ -43,6 +43,8 @@ pub struct NcclOptions {
     pub group: usize,
     /// `-y 1`: the legacy default stream instead of a non-blocking one.
     pub stream_null: bool,
+    /// `--timer device`: refused at open where the streams cannot wait on a gate.
+    pub device_timer: bool,
     /// `-x`: `ncclConfig_t.CTAPolicy`.
     pub cta_policy: Option<i32>,
     /// `-R`: 0 none, 1 `ncclCommRegister`, 2 symmetric windows.
@@ -62,7 +64,7 @@ pub struct Probe {
     ordinals: Vec<usize>,
     contexts: BTreeMap<usize, Context>,
     caps: Caps,
-    before_init: u64,
+    before_init: std::collections::BTreeMap<usize, u64>,
     info: BackendInfo,
 }
 
@@ -96,8 +98,11 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
             slot.insert(Context::primary(&device).map_err(cuda_err)?);
         }
     }
-    let before_init = most_used(&contexts)?;
+    let before_init = memory::free_by_device(&contexts)?;
     let caps = Caps::of(&nccl, &contexts)?;
+    if opts.device_timer {
+        super::gate::check_support(&driver, &contexts)?;
+    }
     let device_memory = contexts
         .values()
         .map(|c| c.device().total_memory().map(|m| m as u64))
@@ -135,16 +140,6 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
         before_init,
         info,
     })
-}
-
-/// The most memory in use on any of `contexts`' devices (for `-M 1`).
-fn most_used(contexts: &BTreeMap<usize, Context>) -> Result<u64, Error> {
-    let mut most = 0u64;
-    for c in contexts.values() {
-        let (free, total) = c.mem_info().map_err(cuda_err)?;
-        most = most.max(total.saturating_sub(free) as u64);
-    }
-    Ok(most)
 }
 
 impl Probe {
@@ -195,7 +190,7 @@ impl Probe {
             });
         }
         init_comms(&nccl, &caps, &opts, &id, &mut ranks)?;
-        let after_init = most_used(&contexts)?;
+        let after_init = memory::free_by_device(&contexts)?;
         let devices = describe(&driver, &ranks, opts.group)?;
         Ok(NcclBackend::new(
             nccl,
@@ -206,8 +201,8 @@ impl Probe {
             opts.register,
             MemoryUse {
                 before_init,
+                after_alloc: after_init.clone(),
                 after_init,
-                after_alloc: after_init,
             },
         ))
     }
