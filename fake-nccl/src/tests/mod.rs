@@ -6,6 +6,7 @@ mod colls;
 mod cuda;
 mod hooks;
 mod nccl;
+mod timed_loop;
 
 use std::ffi::{c_void, CStr};
 
