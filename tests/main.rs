@@ -24,6 +24,7 @@ mod nccl_real_lib;
 mod nccl_tuning;
 mod redact_outputs;
 mod runner_faults;
+mod timed_loop;
 mod timing_modes;
 mod topology_env;
 mod verification_matrix;
