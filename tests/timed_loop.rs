@@ -159,29 +159,56 @@ fn blocking_1_waits_and_barriers_after_every_launch_of_every_phase() {
     }
 }
 
+/// How often `entry` occurs in `log`.
+fn count(log: &[String], entry: &str) -> usize {
+    log.iter().filter(|l| *l == entry).count()
+}
+
 #[test]
-fn blocking_2_waits_after_every_launch_without_a_barrier() {
-    let (_, log) = recorded(
-        "all_reduce -g 2 -b 1K -e 1K -n 3 -w 2 -c 1 -z 2",
-        Duration::ZERO,
-    );
+fn blocking_2_waits_after_every_launch_and_adds_no_barrier() {
+    let args = "all_reduce -g 2 -b 1K -e 1K -n 3 -w 2 -c 1";
+    let (_, plain) = recorded(args, Duration::ZERO);
+    let (_, log) = recorded(&format!("{args} -z 2"), Duration::ZERO);
     for phase in ["warmup", "untimed", "timed", "verify"] {
         for a in after_each(&log, phase) {
-            assert_eq!(a.first().map(String::as_str), Some("wait"), "{phase}: {a:?}");
-            assert_ne!(a.get(1).map(String::as_str), Some("barrier"), "{phase}");
+            assert_eq!(
+                a.first().map(String::as_str),
+                Some("wait"),
+                "{phase}: {a:?}"
+            );
         }
     }
+    assert_eq!(count(&log, "barrier"), count(&plain, "barrier"));
+}
+
+#[test]
+fn blocking_1_adds_one_barrier_per_launch() {
+    let args = "all_reduce -g 2 -b 1K -e 2K -n 3 -w 2 -c 1";
+    let (_, plain) = recorded(args, Duration::ZERO);
+    let (_, log) = recorded(&format!("{args} -z 1"), Duration::ZERO);
+    let launches = log.iter().filter(|l| l.starts_with("L ")).count();
+    assert_eq!(
+        count(&log, "barrier"),
+        count(&plain, "barrier") + launches,
+        "{log:?}"
+    );
 }
 
 #[test]
 fn blocking_1_with_aggregation_still_waits_and_barriers_per_launch() {
     // Inside the -m group the per-launch wait finds the previous group's launches (nccl-tests
     // code reading); the barrier after each launch is there either way.
-    let (_, log) = recorded("all_reduce -g 2 -b 1K -e 1K -n 2 -m 3 -w 1 -z 1", Duration::ZERO);
+    let (_, log) = recorded(
+        "all_reduce -g 2 -b 1K -e 1K -n 2 -m 3 -w 1 -z 1",
+        Duration::ZERO,
+    );
     let after = after_each(&log, "timed");
     assert_eq!(after.len(), 2 * 2 * 3, "two placements of n x m launches");
     for a in &after {
-        assert!(a.starts_with(&["wait".to_string(), "barrier".to_string()]), "{a:?}");
+        assert!(
+            a.starts_with(&["wait".to_string(), "barrier".to_string()]),
+            "{a:?}"
+        );
     }
 }
 
@@ -214,9 +241,18 @@ fn graph_mode_checks_the_data_of_a_replayed_graph() {
     );
     assert_eq!(out.rows[0].out_of_place.wrong, Some(0));
     let verify = log.iter().position(|l| l == "L verify").expect("a check");
-    let before: Vec<&str> = log[..verify].iter().rev().take(1).map(String::as_str).collect();
+    let before: Vec<&str> = log[..verify]
+        .iter()
+        .rev()
+        .take(1)
+        .map(String::as_str)
+        .collect();
     assert_eq!(before, ["capture"], "{log:?}");
-    let rest: Vec<&str> = log[verify + 1..].iter().take(3).map(String::as_str).collect();
+    let rest: Vec<&str> = log[verify + 1..]
+        .iter()
+        .take(3)
+        .map(String::as_str)
+        .collect();
     assert_eq!(rest, ["end capture", "replay", "wait"], "{log:?}");
 }
 
@@ -246,7 +282,9 @@ fn cputime_with_graphs_is_divided_by_iterations_and_aggregation_only() {
 fn fake(args: &str, envs: &[(&str, &str)]) -> Run {
     let mut cmd = ncclbench();
     fake_env(&mut cmd);
-    cmd.args(args.split_whitespace()).arg("--backend").arg("nccl");
+    cmd.args(args.split_whitespace())
+        .arg("--backend")
+        .arg("nccl");
     for (k, v) in envs {
         cmd.env(k, v);
     }
