@@ -7,8 +7,8 @@ use std::ffi::c_void;
 
 use crate::cuda_api::{current_device, require_init};
 use crate::engine::progress;
-use crate::stream::Item;
 use crate::state::*;
+use crate::stream::Item;
 
 fn capturing_stream(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
     let dev = current_device(st)?;
@@ -115,10 +115,7 @@ fn corrupt_if_hooked(st: &mut State, stream: u64) {
         },
         _ => return,
     };
-    let Some(Item::Batch(ops)) = st
-        .streams
-        .get_mut(&stream)
-        .and_then(|s| s.queue.back_mut())
+    let Some(Item::Batch(ops)) = st.streams.get_mut(&stream).and_then(|s| s.queue.back_mut())
     else {
         return;
     };

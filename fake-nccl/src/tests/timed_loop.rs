@@ -77,7 +77,10 @@ fn trace_lines_count_the_live_events() {
     let rs = ranks(1);
     let b = per_rank_alloc(&rs, 4, 1);
     let events_field = |lines: &[String]| -> usize {
-        let l = lines.iter().find(|l| l.starts_with("ncclAllReduce")).unwrap();
+        let l = lines
+            .iter()
+            .find(|l| l.starts_with("ncclAllReduce"))
+            .unwrap();
         l.rsplit_once("\tevents=").unwrap().1.parse().unwrap()
     };
     let launch = || {
