@@ -32,6 +32,7 @@ mod nccl_tuning;
 mod redact_outputs;
 mod runner_faults;
 mod teardown_order;
+mod timed_loop;
 mod timing_modes;
 mod topology_env;
 mod verification_matrix;

@@ -1,12 +1,14 @@
 //! Stream capture and graphs. A capturing stream collects enqueued items instead of queueing
 //! them; the graph is that item list, and `cuGraphLaunch` appends fresh copies to a stream
-//! (collectives get their sequence numbers there, not at capture).
+//! (collectives get their sequence numbers there, not at capture). The
+//! `FAKE_NCCL_CORRUPT_IN_GRAPH` hook corrupts what a replay places.
 
 use std::ffi::c_void;
 
 use crate::cuda_api::{current_device, require_init};
 use crate::engine::progress;
 use crate::state::*;
+use crate::stream::Item;
 
 fn capturing_stream(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
     let dev = current_device(st)?;
@@ -83,11 +85,43 @@ pub unsafe extern "C" fn cuGraphLaunch(exec: *mut c_void, h: *mut c_void) -> CuR
         let items = st.execs.get(&x).ok_or(CUDA_ERROR_INVALID_HANDLE)?.clone();
         let s = st.stream_id(h, dev).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         for item in items {
+            let batch = matches!(item, Item::Batch(_));
             st.enqueue(s, item);
+            if batch {
+                corrupt_if_hooked(&mut st, s);
+            }
         }
         progress(&mut st);
         Ok(())
     })
+}
+
+/// `FAKE_NCCL_CORRUPT_IN_GRAPH`: marks the batch a replay just placed on `stream` as corrupt,
+/// op by op per its communicator's hooks (before anything runs it). A replay into a capturing
+/// stream places nothing on the queue, so nothing is marked.
+fn corrupt_if_hooked(st: &mut State, stream: u64) {
+    let hooked: Vec<bool> = match st.streams.get(&stream) {
+        Some(s) if s.capture.is_none() => match s.queue.back() {
+            Some(Item::Batch(ops)) => ops
+                .iter()
+                .map(|op| {
+                    st.comms
+                        .get(&op.comm)
+                        .and_then(|c| st.communicators.get(&c.communicator))
+                        .is_some_and(|c| c.hooks.corrupt_in_graph)
+                })
+                .collect(),
+            _ => return,
+        },
+        _ => return,
+    };
+    let Some(Item::Batch(ops)) = st.streams.get_mut(&stream).and_then(|s| s.queue.back_mut())
+    else {
+        return;
+    };
+    for (op, hooked) in ops.iter_mut().zip(hooked) {
+        op.corrupt |= hooked;
+    }
 }
 
 /// `cuGraphExecDestroy(CUgraphExec)`.

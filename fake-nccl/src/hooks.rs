@@ -7,6 +7,9 @@
 //!   `ncclCommGetAsyncError` reports ncclRemoteError (a dead peer).
 //! * `FAKE_NCCL_CORRUPT_AT=N`: op N writes one wrong element into rank 0's output (the lowest
 //!   rank that has an output when rank 0 has none).
+//! * `FAKE_NCCL_CORRUPT_IN_GRAPH=1`: every op that a graph replay (`cuGraphLaunch`) places on a
+//!   stream writes that wrong element, and no op launched directly does, so a harness that
+//!   checks its results only outside graphs misses a graph-only fault.
 //!
 //! Unit tests (one process, many threads) set them per thread with [`set_override`].
 
@@ -19,6 +22,8 @@ pub struct Hooks {
     pub hang_at: Option<(u64, Option<usize>)>,
     pub async_error_at: Option<u64>,
     pub corrupt_at: Option<u64>,
+    /// Ops replayed from a graph are corrupted.
+    pub corrupt_in_graph: bool,
 }
 
 thread_local! {
@@ -50,6 +55,8 @@ impl Hooks {
                     .and_then(|v| parse_hang(&v)),
                 async_error_at: num("FAKE_NCCL_ASYNC_ERROR_AT"),
                 corrupt_at: num("FAKE_NCCL_CORRUPT_AT"),
+                corrupt_in_graph: std::env::var("FAKE_NCCL_CORRUPT_IN_GRAPH")
+                    .is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0"),
             }
         })
     }
@@ -76,6 +83,7 @@ mod tests {
             hang_at: Some((2, Some(1))),
             async_error_at: Some(5),
             corrupt_at: None,
+            corrupt_in_graph: false,
         };
         assert!(h.stalls(2, 1) && !h.stalls(2, 0) && !h.stalls(4, 0) && h.stalls(6, 0));
     }

@@ -40,6 +40,7 @@
 //!   `send` (recv=null), ncclRecv's is `recv` (send=null). `op` is the code, `premulsum(<scalar
 //!   as f64>)` for a PreMulSum op, `-1` for calls without one; `root`/`peer` are `-1` where the
 //!   call has none. `stream` is `s<id>` or `null`. `group` is the group depth at the call.
+//!   A last field `events=<n>` counts the CUDA events alive in the process at the call.
 //!   rank/nranks/dev are `-1` for an invalid comm. Calls are traced before validation, so a
 //!   refused call appears too.
 //! * `ncclGroupStart` / `ncclGroupEnd`: `group=<depth before the call>`.

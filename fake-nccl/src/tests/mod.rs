@@ -9,6 +9,7 @@ mod hooks;
 mod nccl;
 mod p2p_devices;
 mod registered_free;
+mod timed_loop;
 
 use std::ffi::{c_void, CStr};
 

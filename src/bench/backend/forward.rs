@@ -84,6 +84,11 @@ pub trait Forward {
         self.inner_mut().wait(deadline)
     }
 
+    /// [`Backend::reserve_events`].
+    fn reserve_events(&mut self, n: usize) -> Result<(), Error> {
+        self.inner_mut().reserve_events(n)
+    }
+
     /// [`Backend::record_event`].
     fn record_event(&mut self) -> Result<EventId, Error> {
         self.inner_mut().record_event()
@@ -186,6 +191,9 @@ impl<T: Forward> Backend for T {
     }
     fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
         Forward::wait(self, deadline)
+    }
+    fn reserve_events(&mut self, n: usize) -> Result<(), Error> {
+        Forward::reserve_events(self, n)
     }
     fn record_event(&mut self) -> Result<EventId, Error> {
         Forward::record_event(self)

@@ -145,7 +145,16 @@ pub trait Backend {
     /// Blocks until every local queue is idle, or returns [`Error::Timeout`] after `deadline`.
     fn wait(&mut self, deadline: Option<Instant>) -> Result<(), Error>;
 
-    /// Enqueues a timestamp on every local queue.
+    /// Makes sure the next `n` [`Backend::record_event`] calls find their events already
+    /// created, so that a timed section creates none while it is timed. Events are kept and
+    /// reused after [`Backend::release_events`]; a backend whose events cost nothing to make
+    /// needs nothing here.
+    fn reserve_events(&mut self, _n: usize) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Enqueues a timestamp on every local queue, in the next reserved event when one is left
+    /// (else in a new one).
     fn record_event(&mut self) -> Result<EventId, Error>;
 
     /// Time between two recorded events, the maximum over local ranks. Both must have completed.
@@ -181,7 +190,8 @@ pub trait Backend {
         Ok(true)
     }
 
-    /// Frees the events recorded so far (the runner calls it once it has read their times).
+    /// Ends the use of the events recorded so far (the runner calls it once it has read their
+    /// times): their ids become invalid, and their events may be reused.
     fn release_events(&mut self) -> Result<(), Error> {
         Ok(())
     }

@@ -1,8 +1,9 @@
 //! One measurement (nccl-tests' `BenchTime`): fill, one untimed launch, the timed loop of `-n`
 //! iterations of `-m` grouped launches (optionally captured into a graph and replayed `-G`
 //! times, optionally blocking per `-z`), per-iteration events for `-I`, the cross-rank time
-//! reduction of `-a`, and `-c` verification runs. The timed section's two shapes, stream and
-//! graph, are in `timed`.
+//! reduction of `-a`, and `-c` verification runs (under `-G` each one a captured graph
+//! replayed once, so the check covers what graphs compute). The timed section's two shapes,
+//! stream and graph, are in `timed`.
 
 use super::timed::IterEvents;
 use super::{Phase, Runner};
@@ -52,7 +53,7 @@ impl Runner<'_> {
         };
         Ok(Measurement {
             time_us,
-            cputime_us: per_op_us(timed.enqueue),
+            cputime_us: timed.enqueue.as_secs_f64() * 1e6 / timed.cpu_launches as f64,
             algbw_gbs: algbw,
             busbw_gbs: busbw,
             wrong,
@@ -69,8 +70,8 @@ impl Runner<'_> {
             verify::prepare(self.backend, &case)?;
         }
         self.range_push(sweep, shape, placement, Phase::Untimed);
-        self.launch(sweep, shape, placement, 0, Phase::Untimed)?;
-        self.wait(sweep, shape, placement, "untimed launch")?;
+        self.start_coll(sweep, shape, placement, 0, Phase::Untimed)?;
+        self.complete_coll(sweep, shape, placement, "untimed launch")?;
         self.range_pop();
         self.boot.barrier()
     }
@@ -90,16 +91,27 @@ impl Runner<'_> {
         Ok(iter_stats(&times, self.cfg.per_iter_skip))
     }
 
-    /// `-c` verification runs: fill, one launch at the unrotated offset, wait, count wrong
-    /// elements over all ranks; stops at the first run with errors.
+    /// `-c` verification runs: fill, one launch at the unrotated offset (under `-G` captured
+    /// and replayed once, as nccl-tests does), wait, count wrong elements over all ranks;
+    /// stops at the first run with errors.
     fn verify(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement) -> Result<u64, Error> {
         let mut wrong = 0;
         for _ in 0..self.cfg.check {
             let case = self.check_case(sweep, shape, placement);
             verify::prepare(self.backend, &case)?;
             self.range_push(sweep, shape, placement, Phase::Verify);
-            self.launch(sweep, shape, placement, 0, Phase::Verify)?;
-            self.wait(sweep, shape, placement, "verification")?;
+            if self.cfg.graph > 0 {
+                self.begin_capture()?;
+                self.start_coll(sweep, shape, placement, 0, Phase::Verify)?;
+                let g = self.end_capture()?;
+                self.backend.launch_graph(g)?;
+                // A replay is never waited for by its launch, whatever -z says.
+                self.wait(sweep, shape, placement, "verification")?;
+                self.backend.destroy_graphs()?;
+            } else {
+                self.start_coll(sweep, shape, placement, 0, Phase::Verify)?;
+                self.complete_coll(sweep, shape, placement, "verification")?;
+            }
             self.range_pop();
             let local = verify::check(self.backend, &case)?;
             wrong = self.boot.sum_u64(local)?;

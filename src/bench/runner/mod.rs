@@ -3,18 +3,18 @@
 //! ([`bench`]), each reported to the sinks the moment it exists.
 
 mod bench;
+mod launch;
 mod timed;
 
-use crate::bench::backend::{Backend, Call, RankArgs};
+use crate::bench::backend::{Backend, Call};
 use crate::bench::job::bootstrap::Bootstrap;
-use crate::bench::observe::{Observer, OpKey, Phase};
+use crate::bench::observe::{Observer, Phase};
 use crate::bench::output::Sink;
 use crate::bench::plan::{Plan, Sweep};
 use crate::config::RunConfig;
 use crate::core::collective::Shape;
 use crate::core::error::Error;
 use crate::result::{Placement, Row, RowKey, Summary};
-use std::time::Instant;
 
 /// What a finished (or failed) run adds up to.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +65,10 @@ pub struct Runner<'a> {
     groups: u64,
     /// Whether an `-m` group is open.
     grouped: bool,
+    /// Whether a graph capture is open (nothing runs, so nothing is waited for).
+    capturing: bool,
+    /// The last launch's call, rebuilt in place for the next one (no allocation per launch).
+    scratch: Option<Call>,
 }
 
 impl<'a> Runner<'a> {
@@ -92,6 +96,8 @@ impl<'a> Runner<'a> {
             seq: 0,
             groups: 0,
             grouped: false,
+            capturing: false,
+            scratch: None,
         }
     }
 
@@ -155,15 +161,17 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
-    /// `-w` untimed launches at each warm-up size, out of place, waited for per size.
+    /// `-w` untimed launches at each warm-up size, out of place (rotated as the timed loop's,
+    /// blocking per `-z`), waited for per size.
     fn warm_up(&mut self, sweep: &Sweep) -> Result<(), Error> {
         for &size in &self.plan.warmup_sizes {
             let shape = self.shape(size, sweep);
-            self.range_push(sweep, &shape, Placement::OutOfPlace, Phase::Warmup);
-            for _ in 0..self.cfg.warmup_iters {
-                self.launch(sweep, &shape, Placement::OutOfPlace, 0, Phase::Warmup)?;
+            let p = Placement::OutOfPlace;
+            self.range_push(sweep, &shape, p, Phase::Warmup);
+            for iter in 0..u64::from(self.cfg.warmup_iters) {
+                self.start_coll(sweep, &shape, p, iter, Phase::Warmup)?;
             }
-            self.wait(sweep, &shape, Placement::OutOfPlace, "warm-up")?;
+            self.complete_coll(sweep, &shape, p, "warm-up")?;
             self.range_pop();
         }
         Ok(())
@@ -216,140 +224,5 @@ impl<'a> Runner<'a> {
         self.plan
             .collective
             .shape(size as usize, sweep.dtype, self.plan.nranks)
-    }
-
-    /// Byte offset of launch `k` of a measurement: buffer rotation over `-e` in steps of the
-    /// call's footprint (nccl-tests, against cache effects), plus the `-u` misalignment.
-    fn base_offset(&self, shape: &Shape, dtype: crate::core::dtype::DataType, k: u64) -> usize {
-        let unalign = self.cfg.unalign * dtype.size();
-        if shape.bytes == 0 {
-            return unalign;
-        }
-        let slots = (self.cfg.max_bytes / shape.bytes as u64).max(1);
-        (k % slots) as usize * shape.bytes + unalign
-    }
-
-    fn call(&self, sweep: &Sweep, shape: &Shape, placement: Placement, k: u64) -> Call {
-        let info = self.backend.info();
-        let base = self.base_offset(shape, sweep.dtype, k);
-        let ranks: Vec<RankArgs> = (0..info.local_ranks)
-            .map(|i| {
-                crate::bench::backend::rank_args(
-                    self.plan.collective,
-                    shape,
-                    sweep.dtype,
-                    info.first_rank + i,
-                    placement,
-                    base,
-                )
-            })
-            .collect();
-        Call {
-            coll: self.plan.collective,
-            dtype: sweep.dtype,
-            op: sweep.op,
-            root: sweep.root.unwrap_or(0),
-            count: shape.count,
-            ranks,
-        }
-    }
-
-    fn launch(
-        &mut self,
-        sweep: &Sweep,
-        shape: &Shape,
-        placement: Placement,
-        k: u64,
-        phase: Phase,
-    ) -> Result<(), Error> {
-        let call = self.call(sweep, shape, placement, k);
-        self.backend.launch(&call)?;
-        if !self.grouped {
-            self.groups += 1;
-        }
-        if let Some(o) = self.observer.as_mut() {
-            o.call(&OpKey {
-                collective: call.coll,
-                dtype: call.dtype,
-                op: call.op,
-                root: call.root,
-                count: call.count as u64,
-                bytes: (call.count * call.dtype.size()) as u64,
-                placement,
-                phase,
-                seq: self.seq,
-                group: self.groups - 1,
-            });
-        }
-        self.seq += 1;
-        Ok(())
-    }
-
-    /// Opens an `-m` aggregation group.
-    fn group_start(&mut self) -> Result<(), Error> {
-        self.backend.group_start()?;
-        self.grouped = true;
-        self.groups += 1;
-        Ok(())
-    }
-
-    /// Closes the `-m` aggregation group.
-    fn group_end(&mut self) -> Result<(), Error> {
-        self.grouped = false;
-        self.backend.group_end()
-    }
-
-    /// Tells the observer that a phase of one size and placement starts.
-    fn range_push(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement, phase: Phase) {
-        if let Some(o) = self.observer.as_mut() {
-            let name = format!(
-                "{} {} {} {} B {} {}",
-                self.plan.collective,
-                sweep.dtype,
-                sweep.op,
-                shape.bytes,
-                placement.name(),
-                phase.name()
-            );
-            o.range_push(&name);
-        }
-    }
-
-    /// Tells the observer that the phase ended.
-    fn range_pop(&mut self) {
-        if let Some(o) = self.observer.as_mut() {
-            o.range_pop();
-        }
-    }
-
-    /// Waits for every local queue under the `-T` deadline, naming the case on timeout.
-    /// The backend's own detail (which ranks were stuck) is kept after the case.
-    fn wait(
-        &mut self,
-        sweep: &Sweep,
-        shape: &Shape,
-        placement: Placement,
-        phase: &str,
-    ) -> Result<(), Error> {
-        let deadline = self.cfg.timeout.map(|t| Instant::now() + t);
-        self.backend.wait(deadline).map_err(|e| match e {
-            Error::Timeout { seconds, what } => Error::Timeout {
-                seconds: self.cfg.timeout.map_or(seconds, |t| t.as_secs()),
-                what: format!(
-                    "{} {} {}{} B {} ({phase}){}{what}",
-                    self.plan.collective,
-                    sweep.dtype,
-                    if self.plan.collective.iterates_ops() {
-                        format!("{} ", sweep.op)
-                    } else {
-                        String::new()
-                    },
-                    shape.bytes,
-                    placement.name(),
-                    if what.is_empty() { "" } else { ": " },
-                ),
-            },
-            other => other,
-        })
     }
 }

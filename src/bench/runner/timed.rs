@@ -22,6 +22,9 @@ pub(super) struct Timed {
     pub(super) enqueue: Duration,
     /// Collective calls the time covers; per-call times divide by it.
     pub(super) launches: u64,
+    /// What the enqueue time is divided by: `-n` x `-m`, also under `-G` (nccl-tests divides
+    /// only the time column by the replays too).
+    pub(super) cpu_launches: u64,
     /// `-I`: the iterations' events, not yet read.
     pub(super) events: Option<IterEvents>,
 }
@@ -60,18 +63,25 @@ impl Runner<'_> {
         let cfg = self.cfg;
         let (n, m) = (u64::from(cfg.iters), u64::from(cfg.agg_iters));
         let z3 = cfg.blocking == 3;
+        // Every event the section records exists before its clock starts (nccl-tests creates
+        // them ahead of the loop too): -I's, one per iteration boundary (a start and a stop per
+        // iteration under -z 3), and the device timer's two.
+        let per_iter_events = match (cfg.per_iter, z3) {
+            (false, _) => 0,
+            (true, true) => 2 * n,
+            (true, false) => n + 1,
+        };
+        self.backend
+            .reserve_events(self.clock_events() + per_iter_events as usize)?;
         let clock = self.start_clock()?;
-        let iters = self.iterations(sweep, shape, placement, cfg.blocking, cfg.per_iter)?;
+        let iters = self.iterations(sweep, shape, placement, cfg.per_iter)?;
         let enqueue = if z3 {
             iters.blocked
         } else {
             clock.t0.elapsed()
         };
         let window = self.close_gate(clock.gate)?;
-        // Blocking single launches were each waited for already.
-        if !(cfg.blocking != 0 && m <= 1) {
-            self.wait(sweep, shape, placement, "timed loop")?;
-        }
+        self.complete_coll(sweep, shape, placement, "timed loop")?;
         let mut elapsed = if z3 {
             iters.blocked
         } else {
@@ -89,13 +99,15 @@ impl Runner<'_> {
             elapsed,
             enqueue,
             launches: n * m,
+            cpu_launches: n * m,
             events: cfg.per_iter.then_some(iters.events),
         })
     }
 
     /// Graph mode (`-G`): the iterations are captured once, then the graph is replayed `-G`
     /// times. The capture takes no `-z` waits and no `-I` events: nothing runs while it is
-    /// captured, so there is nothing to wait for or to time per iteration.
+    /// captured, so there is nothing to wait for or to time per iteration. The replays are
+    /// always waited for.
     pub(super) fn timed_graph(
         &mut self,
         sweep: &Sweep,
@@ -104,9 +116,10 @@ impl Runner<'_> {
     ) -> Result<Timed, Error> {
         let cfg = self.cfg;
         let (n, m) = (u64::from(cfg.iters), u64::from(cfg.agg_iters));
-        self.backend.begin_capture()?;
-        self.iterations(sweep, shape, placement, 0, false)?;
-        let g = self.backend.end_capture()?;
+        self.backend.reserve_events(self.clock_events())?;
+        self.begin_capture()?;
+        self.iterations(sweep, shape, placement, false)?;
+        let g = self.end_capture()?;
         self.boot.barrier()?;
         let clock = self.start_clock()?;
         for _ in 0..cfg.graph {
@@ -124,29 +137,32 @@ impl Runner<'_> {
             elapsed,
             enqueue,
             launches: n * m * u64::from(cfg.graph),
+            cpu_launches: n * m,
             events: None,
         })
     }
 
-    /// The `-n` iterations of `-m` launches, grouped when `-m` > 1. `blocking` is `-z`: 1 and
-    /// 2 wait after each single launch (1 adds a barrier), 3 waits and barriers after each
-    /// iteration. `per_iter` (`-I`) records an event at each iteration's start and end.
+    /// The `-n` iterations of `-m` launches, grouped when `-m` > 1. Each launch blocks per
+    /// `-z` ([`Runner::start_coll`]); `-z 3` also waits and barriers after each iteration.
+    /// `per_iter` (`-I`) records an event at each iteration's start and end, into events
+    /// reserved before.
     fn iterations(
         &mut self,
         sweep: &Sweep,
         shape: &Shape,
         placement: Placement,
-        blocking: u8,
         per_iter: bool,
     ) -> Result<Iterations, Error> {
         let (n, m) = (u64::from(self.cfg.iters), u64::from(self.cfg.agg_iters));
-        let z3 = blocking == 3;
-        let per_launch_wait = matches!(blocking, 1 | 2) && m == 1;
-        let mut starts = Vec::new();
-        let mut ends = Vec::new();
+        // Nothing runs under capture, so there is no iteration to wait for.
+        let z3 = self.cfg.blocking == 3 && !self.capturing;
+        let slots = if per_iter { n as usize + 1 } else { 0 };
+        let mut starts = Vec::with_capacity(slots);
+        let mut ends = Vec::with_capacity(slots);
         let mut blocked = Duration::ZERO;
         for iter in 0..n {
-            let it_start = Instant::now();
+            // Only -z 3 times single iterations; a clock read per iteration costs the others.
+            let it_start = z3.then(Instant::now);
             if per_iter {
                 starts.push(self.backend.record_event()?);
             }
@@ -154,13 +170,7 @@ impl Runner<'_> {
                 self.group_start()?;
             }
             for a in 0..m {
-                self.launch(sweep, shape, placement, iter * m + a, Phase::Timed)?;
-                if per_launch_wait {
-                    self.wait(sweep, shape, placement, "blocking launch")?;
-                    if blocking == 1 {
-                        self.boot.barrier()?;
-                    }
-                }
+                self.start_coll(sweep, shape, placement, iter * m + a, Phase::Timed)?;
             }
             if m > 1 {
                 self.group_end()?;
@@ -170,7 +180,7 @@ impl Runner<'_> {
                 if per_iter {
                     ends.push(self.backend.record_event()?);
                 }
-                blocked += it_start.elapsed();
+                blocked += it_start.map_or(Duration::ZERO, |t| t.elapsed());
                 self.boot.barrier()?;
             }
         }
@@ -183,6 +193,15 @@ impl Runner<'_> {
             events: IterEvents { starts, ends },
             blocked,
         })
+    }
+
+    /// Events the section's clocks record: the device window's two.
+    fn clock_events(&self) -> usize {
+        if self.cfg.timer == Timer::Device {
+            2
+        } else {
+            0
+        }
     }
 
     /// Starts a section's clocks. `--timer device` closes the gate on every queue first, so

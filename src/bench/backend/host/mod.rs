@@ -243,6 +243,11 @@ impl Backend for HostBackend {
         Ok(self.gate.take().is_none_or(|g| g.open()))
     }
 
+    fn reserve_events(&mut self, n: usize) -> Result<(), Error> {
+        self.queues.reserve_events(n);
+        Ok(())
+    }
+
     fn record_event(&mut self) -> Result<EventId, Error> {
         let id = self.queues.new_event();
         self.submit(Item::Event(id));
@@ -251,6 +256,11 @@ impl Backend for HostBackend {
 
     fn event_elapsed(&mut self, start: EventId, end: EventId) -> Result<Duration, Error> {
         self.queues.elapsed(start.0, end.0)
+    }
+
+    fn release_events(&mut self) -> Result<(), Error> {
+        self.queues.release_events();
+        Ok(())
     }
 
     fn begin_capture(&mut self) -> Result<(), Error> {

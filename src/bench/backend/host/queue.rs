@@ -64,6 +64,8 @@ pub(super) struct Queues {
     shared: Arc<Shared>,
     senders: Vec<Sender<Task>>,
     threads: Vec<JoinHandle<()>>,
+    /// Events handed out since the last `release_events`; those past it are kept for reuse.
+    events_used: usize,
 }
 
 impl Queues {
@@ -82,6 +84,7 @@ impl Queues {
             shared,
             senders: Vec::new(),
             threads: Vec::new(),
+            events_used: 0,
         };
         for rank in 0..nranks {
             let (tx, rx) = channel();
@@ -154,16 +157,34 @@ impl Queues {
         }
     }
 
-    /// A new event, not yet reached by any rank.
-    pub(super) fn new_event(&self) -> usize {
+    /// Makes the next `n` events exist, so that handing them out allocates nothing.
+    pub(super) fn reserve_events(&self, n: usize) {
         let mut ev = lock(&self.shared.events);
-        ev.push(vec![None; self.shared.nranks]);
-        ev.len() - 1
+        let want = self.events_used + n;
+        if ev.len() < want {
+            ev.resize(want, vec![None; self.shared.nranks]);
+        }
+    }
+
+    /// The next event, not yet reached by any rank (a reserved one when left).
+    pub(super) fn new_event(&mut self) -> usize {
+        self.reserve_events(1);
+        let id = self.events_used;
+        lock(&self.shared.events)[id].fill(None);
+        self.events_used += 1;
+        id
+    }
+
+    /// Every event handed out may be handed out again (its marks are stale by then: the
+    /// caller waited for the queues and read what it needed).
+    pub(super) fn release_events(&mut self) {
+        self.events_used = 0;
     }
 
     /// The largest per-rank time from event `a` to event `b`.
     pub(super) fn elapsed(&self, a: usize, b: usize) -> Result<Duration, Error> {
         let ev = lock(&self.shared.events);
+        let ev = &ev[..self.events_used.min(ev.len())];
         let (Some(ta), Some(tb)) = (ev.get(a), ev.get(b)) else {
             return Err(Error::Backend("host backend: unknown event".into()));
         };

@@ -53,8 +53,11 @@ pub struct NcclBackend {
     caps: Caps,
     register: u8,
     memory: MemoryUse,
-    /// Recorded events per [`EventId`], one per rank; released by `release_events`.
+    /// Events per [`EventId`], one per rank, created by `reserve_events` (or a `record_event`
+    /// that found none left) and kept for reuse.
     events: Vec<Vec<Event>>,
+    /// Events of `events` recorded since the last `release_events`.
+    events_used: usize,
     graphs: Vec<Vec<GraphExec>>,
     /// Host bytes for fills and inspections.
     staging: Vec<u8>,
@@ -84,6 +87,7 @@ impl NcclBackend {
             register,
             memory,
             events: Vec::new(),
+            events_used: 0,
             graphs: Vec::new(),
             staging: Vec::new(),
             gates: gate::Gates::default(),
@@ -321,19 +325,31 @@ impl Backend for NcclBackend {
         Ok(self.gates.release())
     }
 
-    fn record_event(&mut self) -> Result<EventId, Error> {
-        let mut events = Vec::with_capacity(self.ranks.len());
-        for r in &self.ranks {
-            let e = Event::new(&r.context, true).map_err(cuda_err)?;
-            e.record(&r.stream).map_err(cuda_err)?;
-            events.push(e);
+    fn reserve_events(&mut self, n: usize) -> Result<(), Error> {
+        while self.events.len() < self.events_used + n {
+            let mut events = Vec::with_capacity(self.ranks.len());
+            for r in &self.ranks {
+                events.push(Event::new(&r.context, true).map_err(cuda_err)?);
+            }
+            self.events.push(events);
         }
-        self.events.push(events);
-        Ok(EventId(self.events.len() - 1))
+        Ok(())
+    }
+
+    fn record_event(&mut self) -> Result<EventId, Error> {
+        // Only when the runner reserved too few: then the event is made here.
+        self.reserve_events(1)?;
+        let id = self.events_used;
+        for (e, r) in self.events[id].iter().zip(&self.ranks) {
+            e.record(&r.stream).map_err(cuda_err)?;
+        }
+        self.events_used += 1;
+        Ok(EventId(id))
     }
 
     fn event_elapsed(&mut self, start: EventId, end: EventId) -> Result<Duration, Error> {
-        let (s, e) = match (self.events.get(start.0), self.events.get(end.0)) {
+        let used = &self.events[..self.events_used];
+        let (s, e) = match (used.get(start.0), used.get(end.0)) {
             (Some(s), Some(e)) => (s, e),
             _ => return Err(Error::Backend("unknown event".into())),
         };
@@ -345,7 +361,8 @@ impl Backend for NcclBackend {
     }
 
     fn release_events(&mut self) -> Result<(), Error> {
-        self.events.clear();
+        // Kept for the next section's records: re-recording an event replaces its timestamp.
+        self.events_used = 0;
         Ok(())
     }
 

@@ -129,6 +129,27 @@ fn events_are_ordered_and_unfinished_events_cannot_be_timed() {
 }
 
 #[test]
+fn released_events_are_reused_and_their_ids_refused_until_recorded_again() {
+    let mut be = ring_backend(2);
+    be.reserve_events(2).unwrap();
+    let (e0, e1) = (be.record_event().unwrap(), be.record_event().unwrap());
+    be.wait(None).unwrap();
+    assert!(be.event_elapsed(e0, e1).is_ok());
+    be.release_events().unwrap();
+    assert!(be.event_elapsed(e0, e1).is_err(), "released");
+    // The next section gets the same events back, unreached until its records run.
+    let gate = be.hold_queues();
+    assert_eq!(be.record_event().unwrap(), e0);
+    assert_eq!(be.record_event().unwrap(), e1);
+    assert!(be.event_elapsed(e0, e1).is_err(), "old marks are gone");
+    gate.open();
+    be.wait(None).unwrap();
+    assert!(be.event_elapsed(e0, e1).is_ok());
+    // Past the reservation a record still works (it makes a new event).
+    assert_eq!(be.record_event().unwrap(), EventId(2));
+}
+
+#[test]
 fn a_worker_failure_is_returned_by_the_next_wait_and_work_continues() {
     let mut be = ring_backend(3);
     be.begin_capture().unwrap();
