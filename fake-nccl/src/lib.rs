@@ -18,7 +18,12 @@
 //! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
 //! one device allocation of the comm's device; a communication call outside a group from a
 //! thread owning several ranks of the communicator is ncclInvalidUsage; partners that disagree
-//! on a call's shape get ncclInvalidUsage as their asynchronous error; nothing unwinds into C.
+//! on a call's shape get ncclInvalidUsage as their asynchronous error; a send or recv to self
+//! without its partner in the same group is ncclInvalidUsage (an ungrouped call is a group of
+//! its own); two ranks on one device are refused at init ("Duplicate GPU detected" before 2.30,
+//! from 2.30 unless `NCCL_MULTI_RANK_GPU_ENABLE` is non-zero); a synchronous copy from pageable
+//! memory lands lazily on the legacy stream, which non-blocking streams do not wait for; memory
+//! still registered with a communicator cannot be freed; nothing unwinds into C.
 //!
 //! # Trace format (`FAKE_NCCL_TRACE=PATH`)
 //!
