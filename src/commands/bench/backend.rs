@@ -94,7 +94,10 @@ fn no_gpu() -> Option<String> {
 /// The NCCL backend on the library the search finds, with a header note saying how.
 fn nccl_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<String>), Error> {
     let (lib, note) = find_nccl(cfg)?;
-    Ok((Opened::Nccl(Box::new(probe_nccl(cfg, join, lib)?)), vec![note]))
+    Ok((
+        Opened::Nccl(Box::new(probe_nccl(cfg, join, lib)?)),
+        vec![note],
+    ))
 }
 
 /// Runs the library search once: the exact file to open, and the header line naming it and
