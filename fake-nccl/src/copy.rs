@@ -45,7 +45,10 @@ impl State {
     }
 
     /// Work enqueued on a blocking stream (created without CU_STREAM_NON_BLOCKING) waits for
-    /// the legacy stream's earlier work; a non-blocking stream does not.
+    /// the legacy stream's earlier work; a non-blocking stream does not. Settling lets those
+    /// copies land, and [`progress`] advances legacy streams first, so they land before the
+    /// blocking stream's item runs (unless the legacy stream's head is itself waiting, a case
+    /// ncclbench never makes: its streams are non-blocking or the legacy stream itself).
     pub fn order_after_legacy(&mut self, stream: u64) {
         let blocking = self
             .streams

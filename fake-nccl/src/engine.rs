@@ -168,7 +168,11 @@ pub fn place_batch(st: &mut State, stream: u64, mut ops: Vec<Op>) {
 /// Runs everything that can run now.
 pub fn progress(st: &mut State) {
     loop {
-        let ids: Vec<u64> = st.streams.keys().copied().collect();
+        // Legacy streams first, then by id: a blocking stream's work is ordered after the
+        // legacy stream's settled copies, and a HashMap's order would make that a coin toss.
+        let mut ids: Vec<(bool, u64)> = st.streams.values().map(|s| (!s.legacy, s.id)).collect();
+        ids.sort_unstable();
+        let ids = ids.into_iter().map(|(_, id)| id);
         let mut changed = false;
         for id in ids {
             changed |= advance_simple(st, id);
