@@ -11,6 +11,7 @@ mod error;
 mod gate;
 mod launch;
 mod memory;
+mod register;
 mod setup;
 mod sync;
 mod teardown;
@@ -109,94 +110,6 @@ impl NcclBackend {
             Buf::Recv => r.recv.as_ref(),
         }
         .ok_or_else(|| Error::Backend("buffer used before allocate".into()))
-    }
-
-    /// Undoes `-R` registrations (before buffers are freed or communicators destroyed).
-    fn deregister(&mut self) -> Result<(), Error> {
-        for r in &mut self.ranks {
-            for reg in r.registrations.drain(..) {
-                match (reg, self.caps.register, self.caps.window) {
-                    (Registration::Local(h), Some((_, dereg)), _) => {
-                        // SAFETY: a handle ncclCommRegister returned for this communicator.
-                        let code = unsafe { dereg(r.comm, h) };
-                        self.nccl
-                            .check("ncclCommDeregister", code)
-                            .map_err(nccl_err)?;
-                    }
-                    (Registration::Window(w), _, Some((_, dereg))) => {
-                        // SAFETY: a window ncclCommWindowRegister returned for this comm.
-                        let code = unsafe { dereg(r.comm, w) };
-                        self.nccl
-                            .check("ncclCommWindowDeregister", code)
-                            .map_err(nccl_err)?;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// `-R 1`/`-R 2` over each rank's two buffers (windows are collective: one group).
-    fn register_buffers(&mut self) -> Result<(), Error> {
-        let api = *self.nccl.api();
-        let window = self.register == 2;
-        if (self.register == 1 && self.caps.register.is_none())
-            || (window && self.caps.window.is_none())
-            || self.register == 0
-        {
-            return Ok(());
-        }
-        if window {
-            // SAFETY: no arguments.
-            self.nccl
-                .check("ncclGroupStart", unsafe { (api.ncclGroupStart)() })
-                .map_err(nccl_err)?;
-        }
-        let mut result = Ok(());
-        'ranks: for r in &mut self.ranks {
-            r.context.set_current().map_err(cuda_err)?;
-            for mem in [&r.send, &r.recv].into_iter().flatten() {
-                let ptr = mem.ptr() as *mut std::ffi::c_void;
-                let reg = match (window, self.caps.register, self.caps.window) {
-                    (false, Some((reg, _)), _) => {
-                        let mut handle = std::ptr::null_mut();
-                        // SAFETY: a live allocation of this rank's device and communicator.
-                        let code = unsafe { reg(r.comm, ptr, mem.len(), &mut handle) };
-                        self.nccl
-                            .check("ncclCommRegister", code)
-                            .map(|_| Registration::Local(handle))
-                    }
-                    (true, _, Some((reg, _))) => {
-                        let mut win = std::ptr::null_mut();
-                        let flags = nccl_sys::bindings::NCCL_WIN_COLL_SYMMETRIC as i32;
-                        // SAFETY: as above; every rank registers in the same group.
-                        let code = unsafe { reg(r.comm, ptr, mem.len(), &mut win, flags) };
-                        self.nccl
-                            .check("ncclCommWindowRegister", code)
-                            .map(|_| Registration::Window(win))
-                    }
-                    _ => continue,
-                };
-                match reg {
-                    Ok(reg) => r.registrations.push(reg),
-                    Err(e) => {
-                        result = Err(nccl_err(e));
-                        break 'ranks;
-                    }
-                }
-            }
-        }
-        if window {
-            // SAFETY: closes the group above.
-            let end = self
-                .nccl
-                .check("ncclGroupEnd", unsafe { (api.ncclGroupEnd)() })
-                .map_err(nccl_err);
-            result.and(end)
-        } else {
-            result
-        }
     }
 
     /// `ncclCommAbort` on every communicator (after a timeout or an async error).
