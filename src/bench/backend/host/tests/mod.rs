@@ -7,7 +7,6 @@ mod model;
 mod queue;
 mod races;
 mod semantics;
-mod timing;
 
 use super::gate::Gate;
 use std::sync::Arc;
