@@ -135,3 +135,56 @@ impl Caps {
         notes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The table against real libraries (no GPU needed to load them): the 2.21.5 of
+    //! `NCCLBENCH_TEST_NCCL_LIB_OLD` and the 2.32.3 of `NCCLBENCH_TEST_NCCL_LIB`, each skipped
+    //! with a note when unset, except under `CI=true`, where `.ci/run` fetches both.
+
+    use super::*;
+
+    fn real(var: &str) -> Option<Nccl> {
+        match std::env::var_os(var).filter(|v| !v.is_empty()) {
+            Some(path) => Some(
+                Nccl::open(Some(std::path::Path::new(&path)))
+                    .unwrap_or_else(|e| panic!("{var}: {e}")),
+            ),
+            None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+                panic!("CI=true but {var} is unset (.ci/run fetches it)")
+            }
+            None => {
+                eprintln!("skipped: set {var} (scripts/fetch-nccl)");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn nccl_2_21_runs_alltoall_gather_scatter_as_send_recv_and_lacks_windows_and_fp8() {
+        let Some(nccl) = real("NCCLBENCH_TEST_NCCL_LIB_OLD") else {
+            return;
+        };
+        assert_eq!(nccl.version(), 22105);
+        let caps = Caps::of(&nccl, &BTreeMap::new()).unwrap();
+        assert!(caps.alltoall.is_none() && caps.gather.is_none() && caps.scatter.is_none());
+        assert!(caps.window.is_none() && !caps.cta_policy);
+        assert!(caps.register.is_some() && caps.init_config.is_some());
+        assert!(caps.premulsum.is_some() && caps.finalize.is_some());
+        assert!(caps.supports(DataType::Bfloat16, RedOp::Avg));
+        assert!(caps.supports(DataType::Float, RedOp::MulSum));
+        assert!(!caps.supports(DataType::F8e4m3, RedOp::Sum));
+    }
+
+    #[test]
+    fn nccl_2_32_has_every_native_call_and_feature() {
+        let Some(nccl) = real("NCCLBENCH_TEST_NCCL_LIB") else {
+            return;
+        };
+        assert!(nccl.version() >= 22800, "{}", nccl.version());
+        let caps = Caps::of(&nccl, &BTreeMap::new()).unwrap();
+        assert!(caps.alltoall.is_some() && caps.gather.is_some() && caps.scatter.is_some());
+        assert!(caps.window.is_some() && caps.cta_policy && caps.register.is_some());
+        assert!(caps.supports(DataType::F8e4m3, RedOp::Sum));
+    }
+}
