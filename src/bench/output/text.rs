@@ -106,6 +106,24 @@ pub(crate) fn algo_columns(row: &Row) -> String {
     )
 }
 
+/// `NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY`'s lines for an alltoallv row, one block per
+/// placement (nccl-tests prints them inside the row, before each placement's columns; here
+/// they follow it, so the row stays one line for parsers).
+fn alltoallv_summary(row: &Row) -> String {
+    use crate::core::collective::{alltoallv, Collective};
+    if row.key.collective != Collective::AllToAllv || !alltoallv::print_summary() {
+        return String::new();
+    }
+    let k = &row.key;
+    [&row.out_of_place, &row.in_place]
+        .into_iter()
+        .flat_map(|m| {
+            alltoallv::summary_lines(k.count as usize, k.dtype.size(), k.nranks, m.time_us)
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
 impl<W: Write> Sink for TextSink<W> {
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
         self.cols = Columns::of(meta);
@@ -131,6 +149,7 @@ impl<W: Write> Sink for TextSink<W> {
             s += &algo_columns(row);
         }
         s += "\n";
+        s += &alltoallv_summary(row);
         self.emit(&s)
     }
 

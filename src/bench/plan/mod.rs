@@ -1,6 +1,6 @@
 //! The plan: which sweeps a run performs, in nccl-tests' order (cycle -> type -> op -> root ->
 //! size -> placement), and the checks that need the rank count (root range, hypercube's power of
-//! two, memory) before anything is allocated. In a job of several processes the plan is built
+//! two, alltoallv's traffic matrix, memory) before anything is allocated. In a job of several processes the plan is built
 //! from the job's machine facts ([`facts`]) and checked to be every process's ([`guard`])
 //! before any collective.
 
@@ -131,6 +131,12 @@ pub fn build(
         return Err(Error::usage(
             "the devices have too little memory for any buffer (nccl-tests' reserve rule leaves none)",
         ));
+    }
+    if coll == Collective::AllToAllv {
+        let traffic = crate::core::collective::alltoallv::traffic();
+        traffic
+            .check_fits(n, cfg.min_bytes, cfg.max_bytes)
+            .map_err(Error::usage)?;
     }
     let pad = cfg
         .unalign

@@ -3,6 +3,7 @@
 //! across the job. `accept` runs its stages through
 //! [`run_joined`] inside the job it joined once.
 
+mod alltoallv;
 mod backend;
 mod meta;
 mod sinks;
@@ -61,6 +62,7 @@ pub fn run_joined(
     mut tuning: Option<crate::bench::tuning::Session>,
 ) -> Result<Finished, Error> {
     let min_bw = min_bw_threshold()?;
+    alltoallv::configure(cfg)?;
     let (opened, choice_notes) = open_backend(cfg, join)?;
     let mut boot = join.bootstrap();
     let info = opened.info().clone();

@@ -1,6 +1,6 @@
 //! `alltoall`: every rank sends a distinct block to every rank.
 
-use super::spec::{uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{per_rank, uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
 use super::{Collective, Content, OpColumn, Segment, Shape};
 
 /// The spec.
@@ -15,7 +15,8 @@ pub(super) const SPEC: Spec = Spec {
     // it is read: nccl-tests does not check it and prints N/A.
     checks_in_place: false,
     power_of_two_ranks: false,
-    per_rank_count: true,
+    count: per_rank,
+    uneven: false,
     send: Blocks::PerPeer(uniform),
     recv: Blocks::PerPeer(uniform),
     in_place: InPlace::Base,

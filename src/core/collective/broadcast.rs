@@ -1,6 +1,6 @@
 //! `broadcast`: the root's buffer is copied to every rank.
 
-use super::spec::{AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{whole, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
 use super::{Collective, Content, OpColumn, Segment, Shape};
 
 /// The spec.
@@ -13,7 +13,8 @@ pub(super) const SPEC: Spec = Spec {
     rooted: true,
     checks_in_place: true,
     power_of_two_ranks: false,
-    per_rank_count: false,
+    count: whole,
+    uneven: false,
     send: Blocks::One,
     recv: Blocks::One,
     in_place: InPlace::Base,

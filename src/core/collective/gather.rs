@@ -1,6 +1,6 @@
 //! `gather`: the root ends with every rank's block, in rank order.
 
-use super::spec::{uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{per_rank, uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
 use super::{Collective, Content, OpColumn, Segment, Shape};
 
 /// The spec.
@@ -13,7 +13,8 @@ pub(super) const SPEC: Spec = Spec {
     rooted: true,
     checks_in_place: true,
     power_of_two_ranks: false,
-    per_rank_count: true,
+    count: per_rank,
+    uneven: false,
     send: Blocks::One,
     recv: Blocks::PerPeer(uniform),
     in_place: InPlace::SendAtOwnBlock,

@@ -1,6 +1,6 @@
 //! `hypercube`: an all_gather by log2(n) pairwise exchange steps.
 
-use super::spec::{uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{per_rank, uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
 use super::{Collective, Content, OpColumn, Segment};
 
 /// The spec.
@@ -14,7 +14,8 @@ pub(super) const SPEC: Spec = Spec {
     checks_in_place: true,
     // Step k exchanges with rank ^ 2^k, which needs a power-of-two rank count.
     power_of_two_ranks: true,
-    per_rank_count: true,
+    count: per_rank,
+    uneven: false,
     send: Blocks::One,
     recv: Blocks::PerPeer(uniform),
     in_place: InPlace::SendAtOwnBlock,

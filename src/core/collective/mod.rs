@@ -13,6 +13,7 @@ use std::fmt;
 mod all_gather;
 mod all_reduce;
 mod alltoall;
+pub mod alltoallv;
 mod broadcast;
 mod gather;
 mod hypercube;
@@ -42,6 +43,8 @@ pub enum Collective {
     Reduce,
     /// `alltoall`
     AllToAll,
+    /// `alltoallv`: alltoall with a byte count per pair (generated or from a matrix file)
+    AllToAllv,
     /// `sendrecv`: ring exchange, send to rank+1, receive from rank-1
     SendRecv,
     /// `scatter`
@@ -74,11 +77,13 @@ pub struct Shape {
     pub recv_elems: usize,
     /// Bytes printed in the `size` column: max(send, recv) elements times the element size.
     pub bytes: usize,
+    /// Bytes per element.
+    pub elt: usize,
 }
 
 impl Collective {
     /// Every collective, in the order of the nccl-tests binary list.
-    pub const ALL: [Collective; 10] = [
+    pub const ALL: [Collective; 11] = [
         Collective::AllReduce,
         Collective::AllGather,
         Collective::Broadcast,
@@ -89,6 +94,7 @@ impl Collective {
         Collective::SendRecv,
         Collective::Hypercube,
         Collective::Gather,
+        Collective::AllToAllv,
     ];
 
     /// Its description.
@@ -100,6 +106,7 @@ impl Collective {
             Collective::Broadcast => &broadcast::SPEC,
             Collective::Reduce => &reduce::SPEC,
             Collective::AllToAll => &alltoall::SPEC,
+            Collective::AllToAllv => &alltoallv::SPEC,
             Collective::SendRecv => &sendrecv::SPEC,
             Collective::Scatter => &scatter::SPEC,
             Collective::Gather => &gather::SPEC,
@@ -153,40 +160,47 @@ impl Collective {
         self.spec().power_of_two_ranks
     }
 
-    /// Element counts for a requested size, as nccl-tests derives them: the full count is
-    /// `size / elt`; per-rank collectives use a block `floor(count / n)` rounded down to a
-    /// multiple of 16 bytes.
+    /// Element counts for a requested size, as nccl-tests derives them: the count is the
+    /// spec's rule on `size / elt` (the whole count, or a per-rank block `floor(count / n)`
+    /// rounded down to a multiple of 16 bytes).
     pub fn shape(self, size: usize, dtype: DataType, nranks: usize) -> Shape {
         let elt = dtype.size();
-        let c = size / elt;
-        if !self.spec().per_rank_count {
-            return self.shape_from_count(c, dtype, nranks);
-        }
-        let align = 16 / elt;
-        self.shape_from_count((c / nranks) / align * align, dtype, nranks)
+        let count = (self.spec().count)(size / elt, elt, nranks);
+        self.shape_from_count(count, dtype, nranks)
     }
 
     /// The shape of a call from its NCCL count argument (what a backend sees), the inverse of
-    /// [`Collective::shape`]. Uniform collectives only: every rank's buffers are alike.
+    /// [`Collective::shape`]. For an uneven collective the largest rank's buffers.
     pub fn shape_from_count(self, count: usize, dtype: DataType, nranks: usize) -> Shape {
-        let (send, recv) = self
-            .extents(count, 0, nranks)
+        let ranks = if self.spec().uneven { nranks } else { 1 };
+        let (send, recv) = (0..ranks)
+            .map(|r| self.extents(count, dtype, r, nranks))
+            .try_fold((0usize, 0usize), |(s, d), e| {
+                e.map(|(a, b)| (s.max(a), d.max(b)))
+            })
             .unwrap_or((usize::MAX, usize::MAX));
         Shape {
             count,
             send_elems: send,
             recv_elems: recv,
             bytes: send.max(recv).saturating_mul(dtype.size()),
+            elt: dtype.size(),
         }
     }
 
-    /// Elements of `rank`'s send and receive regions for a call of `count`, or `None` on
-    /// overflow.
-    pub fn extents(self, count: usize, rank: usize, nranks: usize) -> Option<(usize, usize)> {
-        let spec = self.spec();
+    /// Elements of `rank`'s send and receive regions for a call of `count` elements of
+    /// `dtype`, or `None` on overflow.
+    pub fn extents(
+        self,
+        count: usize,
+        dtype: DataType,
+        rank: usize,
+        nranks: usize,
+    ) -> Option<(usize, usize)> {
+        let (spec, elt) = (self.spec(), dtype.size());
         Some((
-            spec.send.elems(count, rank, nranks)?,
-            spec.recv.elems(count, rank, nranks)?,
+            spec.send.elems(count, elt, rank, nranks)?,
+            spec.recv.elems(count, elt, rank, nranks)?,
         ))
     }
 

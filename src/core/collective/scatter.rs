@@ -1,6 +1,6 @@
 //! `scatter`: the root sends a distinct block to every rank.
 
-use super::spec::{uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{per_rank, uniform, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
 use super::{Collective, Content, OpColumn, Segment};
 
 /// The spec.
@@ -13,7 +13,8 @@ pub(super) const SPEC: Spec = Spec {
     rooted: true,
     checks_in_place: true,
     power_of_two_ranks: false,
-    per_rank_count: true,
+    count: per_rank,
+    uneven: false,
     send: Blocks::PerPeer(uniform),
     recv: Blocks::One,
     in_place: InPlace::RecvAtOwnBlock,

@@ -1,6 +1,6 @@
 //! `sendrecv`: a ring exchange, each rank sends to rank+1 and receives from rank-1.
 
-use super::spec::{AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{whole, AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
 use super::{Collective, Content, OpColumn, Segment};
 
 /// The spec.
@@ -15,7 +15,8 @@ pub(super) const SPEC: Spec = Spec {
     // In place, the block sent is the one being received into.
     checks_in_place: false,
     power_of_two_ranks: false,
-    per_rank_count: false,
+    count: whole,
+    uneven: false,
     send: Blocks::One,
     recv: Blocks::One,
     in_place: InPlace::Base,

@@ -23,9 +23,12 @@ pub struct Spec {
     pub checks_in_place: bool,
     /// Whether the rank count must be a power of two.
     pub power_of_two_ranks: bool,
-    /// Whether the call's count is a per-rank block, `floor(size / elt / n)` rounded down to a
-    /// multiple of 16 bytes (nccl-tests' rule), rather than the whole `size / elt`.
-    pub per_rank_count: bool,
+    /// The NCCL count argument for a requested size of `c` elements of `elt` bytes on `n`
+    /// ranks: [`whole`] or [`per_rank`] (nccl-tests' rules), or the collective's own.
+    pub count: fn(c: usize, elt: usize, n: usize) -> usize,
+    /// Whether ranks' buffers differ in size (alltoallv): the shape then holds the largest
+    /// rank's, as nccl-tests sizes every buffer for the largest.
+    pub uneven: bool,
     /// How each rank's send buffer is made of blocks of the count.
     pub send: Blocks,
     /// How each rank's receive buffer is made of blocks of the count.
@@ -53,23 +56,38 @@ pub enum Blocks {
     /// One block of `count` elements.
     One,
     /// One block per peer, in peer order; the function gives the elements of `rank`'s block
-    /// for `peer`, `(count, rank, peer, nranks)`. Uniform collectives give every peer `count`;
-    /// a variable-count collective (alltoallv) gives each pair its own.
-    PerPeer(fn(usize, usize, usize, usize) -> usize),
+    /// for `peer`, `(count, elt, rank, peer, nranks)`. Uniform collectives give every peer
+    /// `count`; a variable-count collective (alltoallv) gives each pair its own.
+    PerPeer(PerPeer),
 }
 
+/// The per-peer block sizes of a buffer, `(count, elt, rank, peer, nranks) -> elements`.
+pub type PerPeer = fn(usize, usize, usize, usize, usize) -> usize;
+
 /// Every peer's block holds `count` elements.
-pub fn uniform(count: usize, _rank: usize, _peer: usize, _nranks: usize) -> usize {
+pub fn uniform(count: usize, _elt: usize, _rank: usize, _peer: usize, _nranks: usize) -> usize {
     count
 }
 
+/// The count is the whole `size / elt`.
+pub fn whole(c: usize, _elt: usize, _n: usize) -> usize {
+    c
+}
+
+/// The count is a per-rank block, `floor(c / n)` rounded down to a multiple of 16 bytes.
+pub fn per_rank(c: usize, elt: usize, n: usize) -> usize {
+    let align = 16 / elt;
+    (c / n) / align * align
+}
+
 impl Blocks {
-    /// Elements of `rank`'s buffer for a call of `count`, or `None` on overflow.
-    pub fn elems(self, count: usize, rank: usize, nranks: usize) -> Option<usize> {
+    /// Elements of `rank`'s buffer for a call of `count` elements of `elt` bytes, or `None`
+    /// on overflow.
+    pub fn elems(self, count: usize, elt: usize, rank: usize, nranks: usize) -> Option<usize> {
         match self {
             Blocks::One => Some(count),
             Blocks::PerPeer(f) => (0..nranks).try_fold(0usize, |sum, peer| {
-                sum.checked_add(f(count, rank, peer, nranks))
+                sum.checked_add(f(count, elt, rank, peer, nranks))
             }),
         }
     }

@@ -105,12 +105,15 @@ fn every_spec_describes_its_own_collective_under_its_own_name() {
 fn per_peer_blocks_may_differ_and_overflow_is_none() {
     use super::spec::Blocks;
     // A variable-count layout (as alltoallv's): rank r sends peer p `count + r + p` elements.
-    let var = Blocks::PerPeer(|c, r, p, _| c + r + p);
-    assert_eq!(var.elems(10, 1, 3), Some(11 + 12 + 13));
-    assert_eq!(Blocks::One.elems(10, 1, 3), Some(10));
+    let var = Blocks::PerPeer(|c, _, r, p, _| c + r + p);
+    assert_eq!(var.elems(10, 4, 1, 3), Some(11 + 12 + 13));
+    assert_eq!(Blocks::One.elems(10, 4, 1, 3), Some(10));
     assert_eq!(
-        Blocks::PerPeer(super::spec::uniform).elems(usize::MAX, 0, 2),
+        Blocks::PerPeer(super::spec::uniform).elems(usize::MAX, 4, 0, 2),
         None
     );
-    assert_eq!(Collective::AllToAll.extents(usize::MAX, 0, 2), None);
+    assert_eq!(
+        Collective::AllToAll.extents(usize::MAX, DataType::Float, 0, 2),
+        None
+    );
 }

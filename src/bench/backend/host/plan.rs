@@ -5,7 +5,7 @@
 //! thread reads or writes (the race tests check every collective, out-of-place and in-place).
 //! Workers meet at a barrier between phases. Layouts that the plans were not proven for (any
 //! overlap of a rank's send and receive regions other than the table's in-place offsets, and
-//! in-place alltoall and sendrecv, which read what other ranks overwrite) run *staged*: every
+//! in-place alltoall, alltoallv and sendrecv, which read what other ranks overwrite) run *staged*: every
 //! thread first copies all its inputs aside, then all threads write.
 
 use crate::bench::backend::{Buf, BufPtr, Call};
@@ -76,7 +76,7 @@ pub(super) fn check(
     for (rank, args) in call.ranks.iter().enumerate() {
         let (send, recv) = call
             .coll
-            .extents(call.count, rank, nranks)
+            .extents(call.count, call.dtype, rank, nranks)
             .ok_or_else(too_big)?;
         for (p, elems) in [(args.send, send), (args.recv, recv)] {
             let bytes = elems.checked_mul(elt).ok_or_else(too_big)?;
@@ -96,7 +96,7 @@ pub(super) fn check(
 /// True when the plain plans may run without staging (see the module doc).
 pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
     let Some(extents) = (0..nranks)
-        .map(|r| call.coll.extents(call.count, r, nranks))
+        .map(|r| call.coll.extents(call.count, call.dtype, r, nranks))
         .collect::<Option<Vec<_>>>()
     else {
         return false;
@@ -114,7 +114,10 @@ pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
     if !(0..nranks).any(overlap) {
         return true;
     }
-    if matches!(call.coll, Collective::AllToAll | Collective::SendRecv) {
+    if matches!(
+        call.coll,
+        Collective::AllToAll | Collective::AllToAllv | Collective::SendRecv
+    ) {
         return false;
     }
     let shape = call.coll.shape_from_count(call.count, call.dtype, nranks);
@@ -131,7 +134,8 @@ pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
 /// (none when the count is zero).
 pub(super) fn phases(call: &Call, rank: usize, nranks: usize) -> Vec<Vec<Op>> {
     let (c, n, elt) = (call.count, nranks, call.dtype.size());
-    if c == 0 {
+    // alltoallv's sizes are not multiples of the count (0 in matrix mode).
+    if c == 0 && call.coll != Collective::AllToAllv {
         return Vec::new();
     }
     let at = |r: usize, p: BufPtr, elem: usize| Loc {
@@ -179,6 +183,7 @@ pub(super) fn phases(call: &Call, rank: usize, nranks: usize) -> Vec<Vec<Op>> {
         Collective::AllToAll => vec![all
             .map(|i| copy(send(i, rank * c), recv(rank, i * c), c))
             .collect()],
+        Collective::AllToAllv => alltoallv(call, rank, n),
         Collective::SendRecv => vec![vec![copy(send((rank + n - 1) % n, 0), recv(rank, 0), c)]],
         Collective::Hypercube => {
             let mut phases = vec![vec![copy(send(rank, 0), recv(rank, rank * c), c)]];
@@ -197,4 +202,38 @@ pub(super) fn phases(call: &Call, rank: usize, nranks: usize) -> Vec<Vec<Op>> {
             phases
         }
     }
+}
+
+/// alltoallv's one phase for receiver `rank`: the segment of every source, from where it sits
+/// in that source's send buffer to where it belongs in this rank's receive buffer. Every rank
+/// gets the one phase, even with nothing to receive (matrix mode's count is 0).
+fn alltoallv(call: &Call, rank: usize, n: usize) -> Vec<Vec<Op>> {
+    use crate::core::collective::alltoallv::pair_elems;
+    let elt = call.dtype.size();
+    let pair = |src: usize, dst: usize| pair_elems(call.count, elt, src, dst, n);
+    let mut at = 0;
+    let ops = (0..n)
+        .filter_map(|src| {
+            let len = pair(src, rank);
+            let from: usize = (0..rank).map(|k| pair(src, k)).sum();
+            let s = call.ranks[src].send;
+            let d = call.ranks[rank].recv;
+            let op = Op::Copy {
+                src: Loc {
+                    rank: src,
+                    buf: s.buf,
+                    offset: s.offset + from * elt,
+                },
+                dst: Loc {
+                    rank,
+                    buf: d.buf,
+                    offset: d.offset + at * elt,
+                },
+                bytes: len * elt,
+            };
+            at += len;
+            (len > 0).then_some(op)
+        })
+        .collect();
+    vec![ops]
 }

@@ -68,7 +68,7 @@ impl NcclBackend {
     /// Whether `coll` runs as `ncclSend`/`ncclRecv` with the loaded library.
     fn is_send_recv_form(&self, coll: Collective) -> bool {
         match coll {
-            Collective::SendRecv | Collective::Hypercube => true,
+            Collective::SendRecv | Collective::Hypercube | Collective::AllToAllv => true,
             Collective::AllToAll => self.caps.alltoall.is_none(),
             Collective::Gather => self.caps.gather.is_none(),
             Collective::Scatter => self.caps.scatter.is_none(),
@@ -177,6 +177,7 @@ impl NcclBackend {
                 }
                 None => self.alltoall_p2p(call, a),
             },
+            Collective::AllToAllv => self.alltoallv_p2p(call, a),
             // nccl-tests makes no call for an empty gather or scatter.
             Collective::Gather if count == 0 => Ok(()),
             Collective::Gather => match self.caps.gather {

@@ -96,7 +96,10 @@ pub(super) fn run(
 ) -> Result<Option<Stuck>, Error> {
     let elt = call.dtype.size();
     let too_big = || Error::Backend(format!("mpi backend: count {} is too large", call.count));
-    let (se, re) = call.coll.extents(call.count, r, n).ok_or_else(too_big)?;
+    let (se, re) = call
+        .coll
+        .extents(call.count, call.dtype, r, n)
+        .ok_or_else(too_big)?;
     let (sb, rb, bb) = (se * elt, re * elt, call.count * elt);
     let args = call.ranks.first().copied().ok_or_else(|| {
         Error::Backend("mpi backend: a call needs this process's pointers".into())
@@ -114,7 +117,8 @@ pub(super) fn run(
     }
     mem.region(args.recv, rb, call)?;
     let staged = mem.region(args.send, sb, call)?.to_vec();
-    if bb == 0 {
+    // alltoallv's segments are not multiples of the count (0 in matrix mode).
+    if bb == 0 && call.coll != Collective::AllToAllv {
         return Ok(None);
     }
     mem.a = staged;
@@ -142,6 +146,7 @@ pub(super) fn run(
         }
         Collective::Scatter => vec![nb::scatter(c, &mem.a, &mut mem.o, root)?],
         Collective::AllToAll => vec![nb::alltoall(c, &mem.a, &mut mem.o, bb)?],
+        Collective::AllToAllv => return alltoallv(c, n, r, call, mem, args.recv, deadline),
         Collective::SendRecv => vec![
             nb::recv(c, &mut mem.o, (r + n - 1) % n, 7)?,
             nb::send(c, &mem.a, (r + 1) % n, 7)?,
@@ -164,6 +169,44 @@ pub(super) fn run(
         mem.buf_mut(args.recv.buf)[args.recv.offset..args.recv.offset + rb].copy_from_slice(&o);
         mem.o = o;
     }
+    Ok(None)
+}
+
+/// alltoallv as nccl-tests posts it: to and from every peer a send and a receive of that
+/// pair's segment, none for an empty one. `mem.a` holds this rank's send region.
+fn alltoallv(
+    c: Comm,
+    n: usize,
+    r: usize,
+    call: &Call,
+    mem: &mut Mem,
+    out: BufPtr,
+    deadline: Option<Instant>,
+) -> Result<Option<Stuck>, Error> {
+    use crate::core::collective::alltoallv::pair_elems;
+    let elt = call.dtype.size();
+    let pair = |src: usize, dst: usize| pair_elems(call.count, elt, src, dst, n) * elt;
+    let total: usize = (0..n).map(|p| pair(p, r)).sum();
+    mem.o.resize(total, 0);
+    let mut posted = Vec::new();
+    let (mut s_at, mut r_at) = (0, 0);
+    for p in 0..n {
+        let (s_len, r_len) = (pair(r, p), pair(p, r));
+        if r_len > 0 {
+            posted.push(nb::recv(c, &mut mem.o[r_at..r_at + r_len], p, 9)?);
+        }
+        if s_len > 0 {
+            posted.push(nb::send(c, &mem.a[s_at..s_at + s_len], p, 9)?);
+        }
+        s_at += s_len;
+        r_at += r_len;
+    }
+    if let Some(stuck) = mem.wait(posted, deadline)? {
+        return Ok(Some(stuck));
+    }
+    let o = std::mem::take(&mut mem.o);
+    mem.buf_mut(out.buf)[out.offset..out.offset + total].copy_from_slice(&o[..total]);
+    mem.o = o;
     Ok(None)
 }
 

@@ -40,6 +40,7 @@ pub(super) fn config() -> RunConfig {
         average: TimeReduce::Mean,
         local_register: 0,
         cta_policy: None,
+        device_cta_count: 16,
         memory_report: false,
         unalign: 0,
         per_iter: false,

@@ -134,6 +134,11 @@ fn alltoall_verifies() {
 }
 
 #[test]
+fn alltoallv_verifies() {
+    all_cases_verify(Collective::AllToAllv);
+}
+
+#[test]
 fn sendrecv_verifies() {
     all_cases_verify(Collective::SendRecv);
 }
@@ -169,6 +174,7 @@ fn a_process_driving_some_ranks_prepares_and_checks_exactly_its_global_ranks() {
     for coll in [
         Collective::ReduceScatter,
         Collective::AllToAll,
+        Collective::AllToAllv,
         Collective::Gather,
     ] {
         let full = case(coll, DataType::Int32, RedOp::Sum, 4, Placement::InPlace);

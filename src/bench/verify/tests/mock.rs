@@ -6,6 +6,7 @@ use super::reducer::{reduce, Order};
 use crate::bench::backend::{
     Backend, BackendInfo, Buf, BufPtr, Call, DeviceInfo, EventId, GraphId,
 };
+use crate::core::collective::alltoallv::pair_elems;
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
@@ -119,6 +120,7 @@ impl Backend for Mock {
         // NCCL's argument sizes: `count` is the per-rank chunk of the divided collectives.
         let send_elems = match call.coll {
             C::ReduceScatter | C::Scatter | C::AllToAll => n * c,
+            C::AllToAllv => call.coll.shape_from_count(c, call.dtype, n).send_elems,
             _ => c,
         };
         // Read every input before writing anything (in-place buffers overlap).
@@ -160,6 +162,15 @@ impl Backend for Mock {
                             .map(|k| elem(&ins[k / c], r * c + k % c, elt))
                             .collect(),
                     ),
+                    C::AllToAllv => {
+                        let pair = |s: usize, d: usize| pair_elems(c, elt, s, d, n);
+                        let mut out = Vec::new();
+                        for (src, input) in ins.iter().enumerate() {
+                            let from: usize = (0..r).map(|k| pair(src, k)).sum();
+                            out.extend((0..pair(src, r)).map(|i| elem(input, from + i, elt)));
+                        }
+                        Some(out)
+                    }
                     C::SendRecv => Some(
                         (0..c)
                             .map(|i| elem(&ins[(r + n - 1) % n], i, elt))

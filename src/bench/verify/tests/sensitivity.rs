@@ -181,6 +181,7 @@ fn an_untouched_receive_buffer_is_caught() {
             Collective::Broadcast,
             Collective::AllGather,
             Collective::AllToAll,
+            Collective::AllToAllv,
         ] {
             let c = case(coll, dt, RedOp::Sum, 4, Placement::OutOfPlace);
             let mut mock = prepared(&c, Order::Left);

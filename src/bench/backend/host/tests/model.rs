@@ -3,6 +3,7 @@
 //! effect on whole allocations written out the obvious way.
 
 use crate::bench::backend::{Buf, BufPtr, Call};
+use crate::core::collective::alltoallv::pair_elems;
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::numeric::{from_f64, load, store, to_f64, width_mask};
@@ -151,6 +152,18 @@ pub(super) fn model(call: &Call, n: usize, before: &[[Vec<u8>; 2]]) -> Vec<[Vec<
             // Block r of rank i's send lands in block i of rank r's receive.
             for (i, row) in blocks.iter().enumerate() {
                 row.iter().enumerate().for_each(|(r, b)| put(r, i * c, b));
+            }
+        }
+        Collective::AllToAllv => {
+            let pair = |s: usize, d: usize| pair_elems(c, elt, s, d, n);
+            for r in 0..n {
+                let mut at = 0;
+                for src in 0..n {
+                    let from: usize = (0..r).map(|k| pair(src, k)).sum();
+                    let data = send(src, from, pair(src, r));
+                    put(r, at, &data);
+                    at += pair(src, r);
+                }
             }
         }
         Collective::SendRecv => {

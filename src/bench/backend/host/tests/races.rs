@@ -4,7 +4,7 @@
 
 use crate::bench::backend::host::plan::{direct_ok, phases, Loc, Op};
 use crate::bench::backend::{rank_args, Buf, Call};
-use crate::core::collective::{Collective, Shape};
+use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::result::Placement;
@@ -77,13 +77,7 @@ fn conflict(call: &Call, n: usize) -> Option<String> {
 
 fn call(coll: Collective, n: usize, root: usize, placement: Placement) -> Call {
     let count = 7; // odd, so shares of the unchunked collectives are uneven
-    let (send, recv) = coll.extents(count, 0, n).unwrap();
-    let shape = Shape {
-        count,
-        send_elems: send,
-        recv_elems: recv,
-        bytes: send.max(recv) * 4,
-    };
+    let shape = coll.shape_from_count(count, DataType::Float, n);
     Call {
         coll,
         dtype: DataType::Float,
@@ -97,7 +91,11 @@ fn call(coll: Collective, n: usize, root: usize, placement: Placement) -> Call {
 }
 
 fn staged_by_design(coll: Collective, placement: Placement) -> bool {
-    placement == Placement::InPlace && matches!(coll, Collective::AllToAll | Collective::SendRecv)
+    placement == Placement::InPlace
+        && matches!(
+            coll,
+            Collective::AllToAll | Collective::AllToAllv | Collective::SendRecv
+        )
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The calls made of `ncclSend`/`ncclRecv`: alltoall, gather and scatter where the library has
-//! no native entry point (before 2.28), sendrecv's ring and hypercube's exchange steps. Each
+//! no native entry point (before 2.28), alltoallv, sendrecv's ring and hypercube's exchange
+//! steps. Each
 //! runs inside a group opened by the caller even for a single rank: NCCL pairs a send to self
 //! with the receive from self only within one group (alone, either is ncclInvalidUsage), and
 //! a send whose matching receive is queued behind it never completes.
@@ -7,7 +8,7 @@
 //! Per-peer blocks are placed as the collective's spec lays out the buffers (the layout the
 //! runner allocates and the verifier reads), so the forms cannot drift from it.
 
-use crate::core::collective::spec::Blocks;
+use crate::core::collective::spec::{Blocks, PerPeer};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
 use nccl_sys::bindings as b;
@@ -16,9 +17,6 @@ use super::{check, nccl_dtype, Args, Failure};
 use crate::bench::backend::nccl::error::cuda_err;
 use crate::bench::backend::nccl::NcclBackend;
 use crate::bench::backend::Call;
-
-/// The per-peer block sizes of a spec's buffer, `(count, rank, peer, nranks) -> elements`.
-type PerPeer = fn(usize, usize, usize, usize) -> usize;
 
 /// The block function of a buffer the send/recv form splits by peer.
 fn per_peer(coll: Collective, blocks: Blocks) -> Result<PerPeer, Failure> {
@@ -41,7 +39,7 @@ fn peer_blocks(
     elt: u64,
 ) -> impl Iterator<Item = (usize, u64, usize)> {
     (0..nranks).scan(0u64, move |start, peer| {
-        let len = f(count, rank, peer, nranks);
+        let len = f(count, elt as usize, rank, peer, nranks);
         let block = (peer, *start, len);
         *start += len as u64 * elt;
         Some(block)
@@ -62,6 +60,29 @@ impl NcclBackend {
         for ((peer, s_off, s_len), (_, r_off, r_len)) in sends.zip(recvs) {
             self.send(a.send + s_off, s_len, dt, peer, a)?;
             self.recv(a.recv + r_off, r_len, dt, peer, a)?;
+        }
+        Ok(())
+    }
+
+    /// alltoallv, as nccl-tests runs it: per peer a send of this rank's segment for it and a
+    /// receive of its segment from it, each skipped when empty (so spread 1 sends nothing to
+    /// self, and matrix zeros post nothing).
+    pub(super) fn alltoallv_p2p(&self, call: &Call, a: &Args) -> Result<(), Failure> {
+        let spec = call.coll.spec();
+        let (send, recv) = (
+            per_peer(call.coll, spec.send)?,
+            per_peer(call.coll, spec.recv)?,
+        );
+        let (n, elt, dt) = self.shape(call);
+        let sends = peer_blocks(send, call.count, a.rank, n, elt);
+        let recvs = peer_blocks(recv, call.count, a.rank, n, elt);
+        for ((peer, s_off, s_len), (_, r_off, r_len)) in sends.zip(recvs) {
+            if s_len > 0 {
+                self.send(a.send + s_off, s_len, dt, peer, a)?;
+            }
+            if r_len > 0 {
+                self.recv(a.recv + r_off, r_len, dt, peer, a)?;
+            }
         }
         Ok(())
     }
@@ -187,7 +208,7 @@ mod tests {
 
     #[test]
     fn variable_blocks_follow_the_spec_function() {
-        let f: PerPeer = |c, r, p, _| c + r + p;
+        let f: PerPeer = |c, _, r, p, _| c + r + p;
         let blocks: Vec<_> = peer_blocks(f, 1, 2, 3, 2).collect();
         // Sizes 3, 4, 5 elements of 2 bytes.
         assert_eq!(blocks, vec![(0, 0, 3), (1, 6, 4), (2, 14, 5)]);
@@ -197,6 +218,7 @@ mod tests {
     fn every_send_recv_form_finds_per_peer_blocks_in_its_spec() {
         for (coll, needs_send, needs_recv) in [
             (Collective::AllToAll, true, true),
+            (Collective::AllToAllv, true, true),
             (Collective::Gather, false, true),
             (Collective::Scatter, true, false),
         ] {

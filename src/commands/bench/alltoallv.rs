@@ -1,0 +1,82 @@
+//! alltoallv's settings from nccl-tests' environment variables, read once before the run:
+//! `NCCL_TESTS_ALLTOALLV_MATRIX_FILE` (matrix mode) and `_MATRIX_SCALE`, else
+//! `NCCL_TESTS_ALLTOALLV_SPREAD` (generated mode), and `_PRINT_SUMMARY`. A value that is not
+//! a number, or a matrix file that cannot be read or parsed, is one line and exit 2 (nccl-tests
+//! silently keeps a default for a bad number and fails a bad matrix with status 1).
+
+use crate::config::RunConfig;
+use crate::core::collective::alltoallv::{parse_matrix, set_print_summary, set_traffic, Traffic};
+use crate::core::collective::Collective;
+use crate::core::error::Error;
+
+/// The largest matrix file read (a 8192-rank matrix of 16-digit numbers is about 1.1 GiB).
+const MAX_FILE: u64 = 2 << 30;
+
+/// Chooses the alltoallv traffic of this process from the environment (no-op for the other
+/// collectives).
+pub(super) fn configure(cfg: &RunConfig) -> Result<(), Error> {
+    if cfg.collective != Collective::AllToAllv {
+        return Ok(());
+    }
+    let var = |name: &str| std::env::var(name).ok();
+    set_print_summary(var("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY").is_some_and(|v| atoi(&v) != 0));
+    let traffic = match var("NCCL_TESTS_ALLTOALLV_MATRIX_FILE") {
+        Some(path) => {
+            let scale = number("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")?.unwrap_or(1.0);
+            let text = read(&path)?;
+            Traffic::Matrix(parse_matrix(&text, &path, scale.max(0.0)).map_err(Error::usage)?)
+        }
+        None => Traffic::Generated {
+            spread: number("NCCL_TESTS_ALLTOALLV_SPREAD")?
+                .unwrap_or(1.0)
+                .clamp(0.0, 1.0),
+        },
+    };
+    set_traffic(traffic);
+    Ok(())
+}
+
+/// A float variable, `None` when unset.
+fn number(name: &str) -> Result<Option<f64>, Error> {
+    let Ok(v) = std::env::var(name) else {
+        return Ok(None);
+    };
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(Some(x)),
+        _ => Err(Error::usage(format!("{name}={v:?} is not a number"))),
+    }
+}
+
+/// C's `atoi`: the leading optional sign and digits, 0 when there are none.
+fn atoi(v: &str) -> i64 {
+    let t = v.trim_start();
+    let (sign, digits) = match t.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    digits[..end].parse::<i64>().map_or(0, |x| sign * x)
+}
+
+fn read(path: &str) -> Result<String, Error> {
+    let cannot = |e: std::io::Error| {
+        Error::usage(format!(
+            "cannot read the alltoallv traffic matrix file {path}: {e}"
+        ))
+    };
+    let len = std::fs::metadata(path).map_err(cannot)?.len();
+    if len > MAX_FILE {
+        return Err(Error::usage(format!(
+            "the alltoallv traffic matrix file {path} is {len} bytes, larger than any matrix \
+             ncclbench reads ({MAX_FILE})"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(cannot)?;
+    String::from_utf8(bytes).map_err(|_| {
+        Error::usage(format!(
+            "the alltoallv traffic matrix file {path} is not text"
+        ))
+    })
+}
