@@ -261,6 +261,14 @@ pub(crate) struct BenchArgs {
     #[arg(short = 'x', long = "cta_policy", value_name = "N")]
     #[arg(value_parser = parse_int, allow_hyphen_values = true)]
     pub cta_policy: Option<i64>,
+    /// Device-API implementation: 0 = NCCL's own collectives (the only one ncclbench has)
+    #[arg(short = 'D', long = "device_implementation", value_name = "N")]
+    #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]
+    pub device_implementation: i64,
+    /// CTAs for a device-API implementation (1..128)
+    #[arg(short = 'V', long = "device_cta_count", value_name = "N")]
+    #[arg(default_value = "16", value_parser = parse_int, allow_hyphen_values = true)]
+    pub device_cta_count: i64,
     /// 1 = report GPU memory usage at the end
     #[arg(short = 'M', long = "memory", value_name = "0/1")]
     #[arg(default_value = "0", value_parser = parse_int, allow_hyphen_values = true)]

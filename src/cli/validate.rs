@@ -150,6 +150,7 @@ pub(crate) fn run_config(
             }
             Some(p) => Some(Flag('x', "cta_policy").at_least(p, 0)?),
         },
+        device_cta_count: device_flags(a.device_implementation, a.device_cta_count)?,
         memory_report: Flag('M', "memory").switch(a.memory)?,
         // An int in nccl-tests; the cap keeps padding arithmetic (8 x u bytes) far from overflow.
         unalign: Flag('u', "unalign").ranged(a.unalign, 0, i64::from(i32::MAX))?,
@@ -254,4 +255,17 @@ fn skip_count(skip: i64, iters: u32, per_iter: bool) -> Result<u32, Error> {
         return Err(flag.bad(skip, "needs -I 1 (per-iteration timing)"));
     }
     flag.ranged(skip, 0, last)
+}
+
+/// `-D` and `-V`: `-D 0` (NCCL's own collectives) is all ncclbench runs, so a script passing
+/// nccl-tests' default works unchanged; a device-API implementation is refused rather than
+/// silently measuring something else. `-V` is checked to nccl-tests' range 1..=128.
+fn device_flags(implementation: i64, ctas: i64) -> Result<u32, Error> {
+    if implementation != 0 {
+        return Err(Flag('D', "device_implementation").bad(
+            implementation,
+            "ncclbench has no device-API kernels yet; only 0 (NCCL's own collectives) runs",
+        ));
+    }
+    Flag('V', "device_cta_count").ranged(ctas, 1, 128)
 }

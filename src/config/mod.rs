@@ -118,6 +118,8 @@ pub struct RunConfig {
     pub local_register: u8,
     /// `-x` CTA policy.
     pub cta_policy: Option<i32>,
+    /// `-V` CTAs of a device-API kernel (1..=128; unused until ncclbench has such kernels).
+    pub device_cta_count: u32,
     /// `-M`.
     pub memory_report: bool,
     /// `-u` elements of misalignment.

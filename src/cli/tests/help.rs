@@ -16,7 +16,7 @@ fn clap_errors_become_one_line_naming_the_culprit() {
         (&["ncclbench", "all_reduce", "-n", "abc"], "abc"),
         (&["ncclbench", "all_reduce", "-f", "1.5"], "integer"),
         (&["ncclbench", "all_reduce", "--backend", "gpu"], "nccl"),
-        (&["ncclbench", "all_reduce", "-V", "16"], "-V"),
+        (&["ncclbench", "all_reduce", "-j", "16"], "-j"),
         (&["ncclbench", "allreduce"], "allreduce"),
     ] {
         let msg = usage(words);

@@ -1,6 +1,7 @@
 //! Tests of the command line as a whole: defaults, every flag's spellings, program-name
 //! dispatch; and the helpers the other test files share.
 
+mod device_flags;
 mod help;
 mod validate;
 
@@ -67,6 +68,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         average: TimeReduce::Mean,
         local_register: 0,
         cta_policy: None,
+        device_cta_count: 16,
         memory_report: false,
         unalign: 0,
         per_iter: false,
@@ -127,6 +129,10 @@ pub(super) const FLAGS: &[(char, &str, &str, &[&str], Edit)] = &[
     ('a', "average", "3", &[], |c| c.average = TimeReduce::Max),
     ('R', "local_register", "2", &[], |c| c.local_register = 2),
     ('x', "cta_policy", "1", &[], |c| c.cta_policy = Some(1)),
+    ('D', "device_implementation", "0", &[], |_| {}),
+    ('V', "device_cta_count", "0x20", &[], |c| {
+        c.device_cta_count = 32
+    }),
     ('M', "memory", "1", &[], |c| c.memory_report = true),
     ('u', "unalign", "3", &[], |c| c.unalign = 3),
     ('I', "per_iter_timing", "1", &[], |c| c.per_iter = true),
