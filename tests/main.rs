@@ -11,6 +11,7 @@ mod alltoallv;
 mod alltoallv_faults;
 mod analysis_fit;
 mod analyze_cli;
+mod analyze_perf_json;
 mod cli_errors;
 mod compare_cli;
 mod device_timer_support;

@@ -26,6 +26,10 @@ pub struct IterStats {
     pub cv_pct: f64,
     /// Every iteration's time, skipped ones included.
     pub times_us: Vec<f64>,
+    /// In a job of several processes, each process's own per-iteration times (the slowest of
+    /// its local ranks), in world-rank order; `times_us` is their per-iteration maximum.
+    /// Empty in a single process (nccl-tests writes the key only then).
+    pub per_process_max_times_us: Vec<Vec<f64>>,
 }
 
 /// Summarises `times_us` (one entry per timed iteration, microseconds per operation), leaving
@@ -60,6 +64,7 @@ pub fn iter_stats(times_us: &[f64], skip: u32) -> Option<IterStats> {
             0.0
         },
         times_us: times_us.to_vec(),
+        per_process_max_times_us: Vec::new(),
     })
 }
 

@@ -28,6 +28,8 @@ mod doc;
 mod key_tree;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_per_process;
 mod tuning;
 mod value;
 

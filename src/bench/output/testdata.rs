@@ -98,6 +98,7 @@ pub fn iter_stats(skipped: u32) -> IterStats {
         stdev_us: 0.75,
         cv_pct: 6.0,
         times_us: vec![20.0, 11.5, 12.25, 14.25],
+        per_process_max_times_us: Vec::new(),
     }
 }
 

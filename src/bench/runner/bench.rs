@@ -86,9 +86,33 @@ impl Runner<'_> {
             times.push(d.as_secs_f64() * 1e6 / m);
         }
         self.backend.release_events()?;
-        // Per iteration, the slowest process (nccl-tests gathers them to rank 0).
+        // Every process's own times on rank 0 (nccl-tests' per-process rows), then per
+        // iteration the slowest process.
+        let per_process = self.per_process_times(&times)?;
         let times = self.boot.max_f64s(&times)?;
-        Ok(iter_stats(&times, self.cfg.per_iter_skip))
+        Ok(iter_stats(&times, self.cfg.per_iter_skip).map(|mut s| {
+            s.per_process_max_times_us = per_process;
+            s
+        }))
+    }
+
+    /// Each process's per-iteration times, in world-rank order, on rank 0 (elsewhere, and in a
+    /// single process, empty). Sent as the exact bits, so their maximum is `times_us` exactly.
+    fn per_process_times(&mut self, times: &[f64]) -> Result<Vec<Vec<f64>>, Error> {
+        if self.boot.world_size() < 2 {
+            return Ok(Vec::new());
+        }
+        let line: Vec<String> = times.iter().map(|t| format!("{:x}", t.to_bits())).collect();
+        let lines = self.boot.gather_lines(&[line.join(" ")])?;
+        lines
+            .iter()
+            .map(|l| {
+                l.split_whitespace()
+                    .map(|w| u64::from_str_radix(w, 16).map(f64::from_bits))
+                    .collect::<Result<Vec<f64>, _>>()
+                    .map_err(|_| Error::Backend(format!("a process sent bad -I times: {l:?}")))
+            })
+            .collect()
     }
 
     /// `-c` verification runs: fill, one launch at the unrotated offset (under `-G` captured

@@ -2,9 +2,12 @@
 //! enters and leaves it, so the sequence numbers agree across ranks; the out-of-band thread
 //! reads a snapshot at any time (also while the main thread is stuck inside MPI).
 //!
-//! Two hidden test switches act here: `NCCLBENCH_TEST_STALL_RANK=r` stalls world rank r
-//! before op `NCCLBENCH_TEST_STALL_OP` (default 10), and `NCCLBENCH_TEST_DIE_RANK=r` kills it
-//! with SIGKILL there (`NCCLBENCH_TEST_DIE_OP`, default 10).
+//! Three hidden test switches act here: `NCCLBENCH_TEST_STALL_RANK=r` stalls world rank r
+//! before op `NCCLBENCH_TEST_STALL_OP` (default 10), `NCCLBENCH_TEST_DIE_RANK=r` kills it
+//! with SIGKILL there (`NCCLBENCH_TEST_DIE_OP`, default 10), and `NCCLBENCH_TEST_SLOW_RANK=r`
+//! holds it for `NCCLBENCH_TEST_SLOW_MS` (default 300) after op `NCCLBENCH_TEST_SLOW_OP`
+//! (default 10) completes: its data is already with its peers, so that iteration is long on
+//! rank r alone (a straggler in `-I` per-process times), not on every rank.
 
 use crate::bench::job::hang::Progress;
 use std::sync::{Mutex, MutexGuard};
@@ -15,6 +18,7 @@ pub struct Tracker {
     state: Mutex<Progress>,
     stall_at: Option<u64>,
     die_at: Option<u64>,
+    slow_at: Option<u64>,
 }
 
 fn switch(rank: usize, rank_var: &str, op_var: &str) -> Option<u64> {
@@ -39,6 +43,7 @@ impl Tracker {
             }),
             stall_at: switch(rank, "NCCLBENCH_TEST_STALL_RANK", "NCCLBENCH_TEST_STALL_OP"),
             die_at: switch(rank, "NCCLBENCH_TEST_DIE_RANK", "NCCLBENCH_TEST_DIE_OP"),
+            slow_at: switch(rank, "NCCLBENCH_TEST_SLOW_RANK", "NCCLBENCH_TEST_SLOW_OP"),
         }
     }
 
@@ -69,6 +74,13 @@ impl Tracker {
 
     /// Marks op `seq` complete.
     pub fn done(&self, seq: u64) {
+        if self.slow_at == Some(seq) {
+            let ms = std::env::var("NCCLBENCH_TEST_SLOW_MS")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(300);
+            std::thread::sleep(Duration::from_millis(ms));
+        }
         let mut s = self.lock();
         s.completed = seq;
         s.inside = None;

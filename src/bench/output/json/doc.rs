@@ -29,10 +29,13 @@ fn config(meta: &RunMeta) -> J {
         Step::Factor(f) => ("step_factor", J::uint(f)),
         Step::Bytes(b) => ("step_bytes", J::uint(b)),
     };
-    // One entry per rank (nccl-tests lists only the first rank of each process).
+    // One entry per process, its first rank's, as nccl-tests lays them out: its analysis
+    // script takes entry p as process p of the per-process rows (host names, per node).
+    let mut seen = std::collections::HashSet::new();
     let devices = meta
         .devices
         .iter()
+        .filter(|d| seen.insert((d.hostname.as_str(), d.pid)))
         .map(|d| {
             let (domain, bus, dev) = d.pci;
             J::Obj(vec![
@@ -87,7 +90,7 @@ fn measurement(m: &Measurement, cputime: bool) -> J {
 }
 
 fn per_iter(it: &IterStats) -> J {
-    J::Obj(vec![
+    let mut fields = vec![
         ("skipped_iterations", J::Int(it.skipped.into())),
         ("min_us", J::Num(it.min_us)),
         ("max_us", J::Num(it.max_us)),
@@ -101,7 +104,16 @@ fn per_iter(it: &IterStats) -> J {
             "times_us",
             J::Arr(it.times_us.iter().map(|t| J::Num(*t)).collect()),
         ),
-    ])
+    ];
+    // nccl-tests writes the per-process rows only with more than one process.
+    if !it.per_process_max_times_us.is_empty() {
+        let row = |times: &Vec<f64>| J::Arr(times.iter().map(|t| J::Num(*t)).collect());
+        fields.push((
+            "per_process_max_times_us",
+            J::Arr(it.per_process_max_times_us.iter().map(row).collect()),
+        ));
+    }
+    J::Obj(fields)
 }
 
 /// One `results` entry: nccl-tests' keys in its order, then ours (`collective`, `cycle`,
