@@ -334,3 +334,44 @@ min_gbs = 1e-9
         a.out
     );
 }
+
+#[test]
+fn nccl_gets_one_grouped_send_and_recv_per_nonempty_segment() {
+    // 4 KiB of int8 on 4 GPUs, spread 1: rank r sends rank (r + d) mod 4 the floored
+    // d x 4096/6 bytes (d = 1, 2, 3: 672, 1360, 2048) and nothing to itself.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace");
+    let env = [("FAKE_NCCL_TRACE", path.to_str().unwrap())];
+    verified_one("-g 4 -b 4K -e 4K -n 1 -w 0 -d int8", &env);
+    let trace = std::fs::read_to_string(&path).unwrap();
+    let field = |l: &str, k: &str| -> String {
+        l.split('\t')
+            .find_map(|f| f.strip_prefix(k).and_then(|r| r.strip_prefix('=')))
+            .unwrap_or_else(|| panic!("no {k} in {l}"))
+            .to_string()
+    };
+    let want = |d: usize| [0, 672, 1360, 2048][d].to_string();
+    let mut seen = 0;
+    for l in trace.lines() {
+        let name = l.split('\t').next().unwrap();
+        if name != "ncclSend" && name != "ncclRecv" {
+            continue;
+        }
+        seen += 1;
+        let rank: usize = field(l, "rank").parse().unwrap();
+        let peer: usize = field(l, "peer").parse().unwrap();
+        assert_ne!(rank, peer, "no empty self segment is posted: {l}");
+        let d = if name == "ncclSend" { (peer + 4 - rank) % 4 } else { (rank + 4 - peer) % 4 };
+        assert_eq!(field(l, "count"), want(d), "{l}");
+        assert_eq!(field(l, "group"), "1", "inside one group: {l}");
+    }
+    // Per launch, 4 ranks x 3 peers x (send + recv); at least the check and one timed launch.
+    assert!(seen >= 2 * 24 && seen % 24 == 0, "{seen} calls");
+}
+
+/// A verified run of one type on fake-nccl.
+fn verified_one(args: &str, envs: &[(&str, &str)]) {
+    let r = alltoallv(&format!("{args} -c 1 --backend nccl"), envs, true);
+    assert_eq!(r.code, Some(0), "{args}:\n{}\n{}", r.out, r.err);
+    assert!(r.out.contains("# Out of bounds values : 0 OK"), "{}", r.out);
+}
