@@ -361,7 +361,11 @@ fn nccl_gets_one_grouped_send_and_recv_per_nonempty_segment() {
         let rank: usize = field(l, "rank").parse().unwrap();
         let peer: usize = field(l, "peer").parse().unwrap();
         assert_ne!(rank, peer, "no empty self segment is posted: {l}");
-        let d = if name == "ncclSend" { (peer + 4 - rank) % 4 } else { (rank + 4 - peer) % 4 };
+        let d = if name == "ncclSend" {
+            (peer + 4 - rank) % 4
+        } else {
+            (rank + 4 - peer) % 4
+        };
         assert_eq!(field(l, "count"), want(d), "{l}");
         assert_eq!(field(l, "group"), "1", "inside one group: {l}");
     }
