@@ -78,7 +78,7 @@ fn validation_errors_say_what_and_where() {
         ),
         (
             format!("{HEAD}[suite]\ncollectives = [\"allreduce\"]\n"),
-            "profile t.toml: line 4 (`collectives = [\"allreduce\"]`): unknown collective 'allreduce' (valid: all_reduce, all_gather, broadcast, reduce_scatter, reduce, alltoall, scatter, sendrecv, hypercube, gather)",
+            "profile t.toml: line 4 (`collectives = [\"allreduce\"]`): unknown collective 'allreduce' (valid: all_reduce, all_gather, broadcast, reduce_scatter, reduce, alltoall, scatter, sendrecv, hypercube, gather, alltoallv)",
         ),
         (
             format!("{HEAD}[suite]\nperf_max_bytes = \"8T\"\n"),
