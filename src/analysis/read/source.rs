@@ -1,15 +1,12 @@
 //! Opening a result file for streaming: its first [`SNIFF`] bytes are read ahead so the format
 //! can be decided from them, and the reader then yields those bytes followed by the rest of
 //! the file, so nothing is read twice and no file is held in memory whole.
-//!
-//! A named FIFO blocks in `open` until some process opens it for writing; before waiting, the
-//! user is told so on stderr, so a forgotten writer is not a silent hang.
+//! A named FIFO is announced on stderr before its open waits for a writer
+//! ([`open_input`](crate::core::fifo::open_input)).
 
 use crate::core::error::Error;
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
-use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 /// How much of a file decides its format.
@@ -44,13 +41,7 @@ impl<'a> Source<'a> {
     /// Opens `path` (announcing a FIFO's wait for a writer) and reads its head.
     pub(super) fn open(path: &Path) -> Result<Self, Error> {
         let cannot = |e: io::Error| Error::usage(format!("{}: cannot read: {e}", path.display()));
-        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
-            eprintln!(
-                "ncclbench: {} is a FIFO: waiting for a writer to open it",
-                path.display()
-            );
-        }
-        let file = File::open(path).map_err(cannot)?;
+        let file = crate::core::fifo::open_input(path).map_err(cannot)?;
         Source::new(Box::new(file)).map_err(cannot)
     }
 
@@ -79,7 +70,10 @@ pub(super) fn next_line(
     limit: usize,
 ) -> io::Result<Option<bool>> {
     buf.clear();
-    let n = reader.by_ref().take(limit as u64 + 1).read_until(b'\n', buf)?;
+    let n = reader
+        .by_ref()
+        .take(limit as u64 + 1)
+        .read_until(b'\n', buf)?;
     if n == 0 {
         return Ok(None);
     }
