@@ -41,9 +41,8 @@ fn crlf_and_a_bom_read_as_the_plain_file() {
 #[test]
 fn quoted_fields_with_commas_quotes_and_line_breaks_stay_one_field() {
     // An unknown trailing column holding every character RFC 4180 quotes.
-    let text = format!(
-        "{HEAD},note\n{ROW},\"a, \"\"quoted\"\"\nsecond line\r\nthird\"\n{ROW},plain\n"
-    );
+    let text =
+        format!("{HEAD},note\n{ROW},\"a, \"\"quoted\"\"\nsecond line\r\nthird\"\n{ROW},plain\n");
     let got = rows(&text);
     // The second record starts on line 5: the first one spans lines 2 to 4.
     assert_eq!(got.len(), 2, "{got:?}");

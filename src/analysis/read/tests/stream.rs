@@ -23,7 +23,11 @@ fn a_named_log_whose_table_starts_past_the_head_is_still_read() {
     assert_eq!(set.rows.len(), plain.rows.len());
     assert!(set.rows.len() >= 20);
     // Line numbers count the padding: the rows are where they are in this file.
-    assert!(set.rows[0].source.line > 3000, "{}", set.rows[0].source.line);
+    assert!(
+        set.rows[0].source.line > 3000,
+        "{}",
+        set.rows[0].source.line
+    );
     assert_eq!(set.rows[0].time_us, plain.rows[0].time_us);
 }
 
