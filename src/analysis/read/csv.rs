@@ -16,8 +16,8 @@ use super::common::{collective_name, fail, int, known_dtype, num, tuning_with_mo
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
 use crate::core::error::Error;
 use crate::result::Placement;
-use std::borrow::Cow;
 use ::csv::ByteRecord;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Columns without which a record means nothing.

@@ -262,7 +262,10 @@ fn other_program_names_say_which_collective_they_named() {
     let msg = usage(&["allreduce_perf", "-b", "8"]);
     assert!(msg.contains("did you mean all_reduce_perf?"), "{msg}");
     // Any other program name is ncclbench.
-    assert_eq!(run(&["ncclbench-dev", "gather"]).collective, Collective::Gather);
+    assert_eq!(
+        run(&["ncclbench-dev", "gather"]).collective,
+        Collective::Gather
+    );
     let msg = usage(&["/opt/ncclbench"]);
     assert!(
         msg.contains("collective") && msg.contains("hypercube"),
@@ -289,5 +292,8 @@ fn perf_names_are_subcommands_and_typos_get_the_nearest_command() {
     }
     // No near command: clap's own one line.
     let msg = usage(&["ncclbench", "bogus"]);
-    assert!(msg.contains("'bogus'") && msg.ends_with("(see --help)"), "{msg}");
+    assert!(
+        msg.contains("'bogus'") && msg.ends_with("(see --help)"),
+        "{msg}"
+    );
 }

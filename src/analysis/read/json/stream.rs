@@ -29,7 +29,10 @@ struct Doc<'a> {
 
 /// Reads a JSON result file from a stream: each element of `results` is parsed and turned
 /// into rows as it arrives, so memory holds the rows kept, never the document.
-pub(in crate::analysis::read) fn read(name: &str, input: impl std::io::BufRead) -> Result<ReadSet, Error> {
+pub(in crate::analysis::read) fn read(
+    name: &str,
+    input: impl std::io::BufRead,
+) -> Result<ReadSet, Error> {
     let mut doc = Doc {
         name,
         set: ReadSet::default(),
