@@ -18,7 +18,7 @@ fn a_named_log_whose_table_starts_past_the_head_is_still_read() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("job.log");
     fs::write(&path, padded_log(200 << 10)).expect("write");
-    let set = read_files(&[path.clone()]).unwrap_or_else(|e| panic!("{e}"));
+    let set = read_files(&[path]).unwrap_or_else(|e| panic!("{e}"));
     let plain = sample("ncclbench_host_all_reduce.txt");
     assert_eq!(set.rows.len(), plain.rows.len());
     assert!(set.rows.len() >= 20);
