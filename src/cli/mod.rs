@@ -1,8 +1,9 @@
 //! The command line: nccl-tests-compatible flags in, a validated [`RunConfig`] (or help or
 //! version text) out. Nothing past this module sees clap.
 //!
-//! `ncclbench <collective> [flags]` and `<collective>_perf [flags]` (the binary called by an
-//! nccl-tests name, through a copy or a symlink) are the same command.
+//! `ncclbench <collective> [flags]`, `ncclbench <collective>_perf [flags]` and
+//! `<collective>_perf [flags]` (the binary called by an nccl-tests name, through a copy or a
+//! symlink) are the same command. A mistyped command gets the nearest one named ([`suggest`]).
 //!
 //! Unlike nccl-tests, a bad command line is always an error with exit status 2 and one line on
 //! stderr: unknown options, stray arguments, malformed numbers, unknown `-o`/`-d` names,
@@ -11,6 +12,7 @@
 mod accept;
 mod args;
 mod compare;
+mod suggest;
 mod validate;
 
 #[cfg(test)]
@@ -65,11 +67,22 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    if let Some(program) = argv.first() {
+        suggest::check_program(program)?;
+    }
     let parsed = match argv.first().and_then(perf_collective) {
         Some(collective) => {
             parse_as_perf(collective, argv).map(|a| Request::Bench((collective, a)))
         }
-        None => parse_tool_or_collective(argv),
+        None => {
+            let cmd = command();
+            let mut names: Vec<&str> = cmd.get_subcommands().map(|s| s.get_name()).collect();
+            names.push("help");
+            match suggest::check_subcommand(argv, &names)? {
+                Some(rewritten) => parse_tool_or_collective(&rewritten),
+                None => parse_tool_or_collective(argv),
+            }
+        }
     };
     match parsed {
         Ok(Request::Bench((collective, bench))) => {

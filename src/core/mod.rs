@@ -6,6 +6,7 @@
 pub mod collective;
 pub mod dtype;
 pub mod error;
+pub mod fifo;
 pub mod files;
 pub mod host;
 pub mod numeric;

@@ -188,7 +188,7 @@ pub fn parse_files(
             add_reader(&mut c, io::stdin().lock(), "<stdin>")?;
             continue;
         }
-        let file = std::fs::File::open(p).map_err(|source| LogError::Read {
+        let file = crate::core::fifo::open_input(p).map_err(|source| LogError::Read {
             file: label.clone(),
             source,
         })?;

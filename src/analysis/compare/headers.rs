@@ -36,8 +36,12 @@ pub fn gather(paths: &[PathBuf]) -> Facts {
     facts
 }
 
-/// A file's text, invalid UTF-8 replaced; `None` when it cannot be read.
+/// A file's text, invalid UTF-8 replaced; `None` when it cannot be read or is no regular
+/// file (a FIFO was consumed by the row reader: opening it again would wait for a writer).
 fn load(path: &Path) -> Option<String> {
+    if !path.is_file() {
+        return None;
+    }
     std::fs::read(path)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())

@@ -6,11 +6,17 @@
 //! Required columns: `dtype`, `placement`, `bytes`, `time_us`, `algbw_gbs`, `busbw_gbs`.
 //! Optional ones default to: `collective` none, `op` empty, `root` -1, `nranks` unknown,
 //! `cycle` 0, `count` 0, `wrong` none (as when it is empty).
+//!
+//! Records are parsed by the `csv` crate as they stream in (RFC 4180: quoted fields may hold
+//! commas, quotes and line breaks; CRLF or LF; a UTF-8 BOM is dropped), so memory holds the
+//! rows kept, not the file. A quote left open runs to the end of the file, as RFC 4180 reads
+//! it: that one record is skipped for its field count. A record's line is where it starts.
 
 use super::common::{collective_name, fail, int, known_dtype, num, tuning_with_model, uint};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
 use crate::core::error::Error;
 use crate::result::Placement;
+use ::csv::ByteRecord;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -24,53 +30,69 @@ const REQUIRED: &[&str] = &[
     "busbw_gbs",
 ];
 
-/// Splits one CSV record (RFC 4180 quoting, on one line).
-pub(super) fn split_record(line: &str) -> Result<Vec<Cow<'_, str>>, &'static str> {
-    if !line.contains('"') {
-        return Ok(line.split(',').map(Cow::Borrowed).collect());
-    }
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (false, '"') if field.is_empty() => quoted = true,
-            (false, ',') => fields.push(Cow::Owned(std::mem::take(&mut field))),
-            (_, c) => field.push(c),
+/// The record reader: RFC 4180 (quoted fields may hold commas, quotes and line breaks; CRLF
+/// or LF line ends), any number of fields per record (a wrong count is a skipped row, not an
+/// error), no header handling (headers are recognised by content, repeated ones included).
+/// Records end at `\n` only: with the crate's CRLF default a record after `\r\n` reports the
+/// line before its own (the `\n` is consumed with the next record), and a `\r` left at the
+/// end of the last field is trimmed like any white space.
+fn records<R: std::io::Read>(input: R) -> ::csv::Reader<R> {
+    ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .from_reader(input)
+}
+
+/// A record's fields as text (invalid UTF-8 replaced), a leading UTF-8 BOM dropped.
+fn fields(record: &ByteRecord) -> Vec<Cow<'_, str>> {
+    let mut fields: Vec<Cow<str>> = record.iter().map(String::from_utf8_lossy).collect();
+    if let Some(first) = fields.first_mut() {
+        if let Some(rest) = first.strip_prefix('\u{feff}') {
+            *first = Cow::Owned(rest.to_string());
         }
     }
-    if quoted {
-        return Err("unterminated quoted field");
-    }
-    fields.push(Cow::Owned(field));
-    Ok(fields)
+    fields
+}
+
+/// The first record of `head` (the start of a file), to recognise a header.
+pub(super) fn first_record(head: &str) -> Option<Vec<String>> {
+    let mut reader = records(head.as_bytes());
+    let mut record = ByteRecord::new();
+    reader.read_byte_record(&mut record).ok()?;
+    Some(fields(&record).into_iter().map(Cow::into_owned).collect())
 }
 
 /// True when a record is a header: it names the columns we need.
-pub(super) fn is_header(fields: &[Cow<str>]) -> bool {
+pub(super) fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
     REQUIRED
         .iter()
-        .filter(|c| fields.iter().any(|f| f.trim() == **c))
+        .filter(|c| fields.iter().any(|f| f.as_ref().trim() == **c))
         .count()
         >= 3
 }
 
-/// Reads an ncclbench CSV file.
-pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
+/// Reads an ncclbench CSV file from a stream, one record at a time.
+pub(super) fn read(name: &str, input: impl std::io::Read) -> Result<ReadSet, Error> {
     let mut set = ReadSet::default();
     let mut columns: Option<HashMap<String, usize>> = None;
     let mut width = 0;
     let mut run: Option<u32> = None;
-    for (i, raw) in text.split('\n').enumerate() {
-        let no = i + 1;
-        let line = raw.trim_end_matches('\r').trim_start_matches('\u{feff}');
-        if line.trim().is_empty() {
+    let mut reader = records(input);
+    let mut raw = ByteRecord::new();
+    loop {
+        match reader.read_byte_record(&mut raw) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                return Err(fail(name, line, format!("cannot read: {e}")));
+            }
+        }
+        // The line the record starts on (a quoted line break makes a record span lines).
+        let no = raw.position().map_or(0, |p| p.line() as usize);
+        let fields = fields(&raw);
+        if fields.iter().all(|f| f.trim().is_empty()) && fields.len() <= 1 {
             continue;
         }
         let skip = |set: &mut ReadSet, reason: String| {
@@ -81,13 +103,6 @@ pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
                 },
                 reason,
             });
-        };
-        let fields = match split_record(line) {
-            Ok(f) => f,
-            Err(why) => {
-                skip(&mut set, why.to_string());
-                continue;
-            }
         };
         if is_header(&fields) {
             let missing: Vec<&str> = REQUIRED

@@ -1,5 +1,7 @@
 //! Recognising a result file by its content (never its name): a JSON object, a CSV whose
-//! first line names our columns, or text holding nccl-tests header lines.
+//! first line names our columns, or text holding nccl-tests header lines. Only the head of a
+//! file is looked at ([`SNIFF`](super::source::SNIFF) bytes): a longer file whose head holds
+//! no nccl-tests line may still be a log with a table further down ([`Detected::Unseen`]).
 
 use super::csv;
 use super::Format;
@@ -13,19 +15,24 @@ pub(super) enum Detected {
     Unrecognised,
     /// One of ours.
     Format(Format),
+    /// Not recognised from the head of a longer file: only reading it as text can tell.
+    Unseen,
 }
 
-/// Decides the format of `text`.
-pub(super) fn detect(text: &str) -> Detected {
-    let body = text.trim_start_matches('\u{feff}').trim_start();
+/// Decides the format of a file from its `head`; `complete` when the head is the whole file.
+pub(super) fn detect(head: &str, complete: bool) -> Detected {
+    let body = head.trim_start_matches('\u{feff}').trim_start();
     if body.is_empty() {
-        return Detected::Empty;
+        return if complete {
+            Detected::Empty
+        } else {
+            Detected::Unseen
+        };
     }
     if body.starts_with('{') {
         return Detected::Format(Format::Json);
     }
-    let first = body.lines().next().unwrap_or("");
-    if let Ok(fields) = csv::split_record(first.trim_end_matches('\r')) {
+    if let Some(fields) = csv::first_record(body) {
         if fields.len() > 1 && csv::is_header(&fields) {
             return Detected::Format(Format::Csv);
         }
@@ -33,7 +40,11 @@ pub(super) fn detect(text: &str) -> Detected {
     if body.lines().any(is_nccl_tests_line) {
         return Detected::Format(Format::Text);
     }
-    Detected::Unrecognised
+    if complete {
+        Detected::Unrecognised
+    } else {
+        Detected::Unseen
+    }
 }
 
 /// A header line only nccl-tests output (or ours, in its layout) has. Prefixes such as MPI
@@ -58,20 +69,23 @@ mod tests {
 
     #[test]
     fn content_decides() {
-        assert_eq!(detect(" \r\n\n"), Detected::Empty);
+        assert_eq!(detect(" \r\n\n", true), Detected::Empty);
         assert_eq!(
-            detect("\u{feff}{\"results\":[]}"),
+            detect("\u{feff}{\"results\":[]}", true),
             Detected::Format(Format::Json)
         );
         let csv = "cycle,collective,dtype,op,root,nranks,placement,bytes,count,time_us,algbw_gbs,busbw_gbs,wrong\r\n";
-        assert_eq!(detect(csv), Detected::Format(Format::Csv));
+        assert_eq!(detect(csv, true), Detected::Format(Format::Csv));
         let tagged = "junk\n[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8\n";
-        assert_eq!(detect(tagged), Detected::Format(Format::Text));
+        assert_eq!(detect(tagged, true), Detected::Format(Format::Text));
         let legacy = "#       size         count    type     time   algbw\n";
-        assert_eq!(detect(legacy), Detected::Format(Format::Text));
+        assert_eq!(detect(legacy, true), Detected::Format(Format::Text));
         // An NCCL debug log without any table is not a result file.
         let log = "host:1:1 [0] NCCL INFO NCCL version 2.29.7\n# comment\n";
-        assert_eq!(detect(log), Detected::Unrecognised);
-        assert_eq!(detect("a,b,c\n1,2,3\n"), Detected::Unrecognised);
+        assert_eq!(detect(log, true), Detected::Unrecognised);
+        assert_eq!(detect("a,b,c\n1,2,3\n", true), Detected::Unrecognised);
+        // The same head of a longer file leaves the question open.
+        assert_eq!(detect("a,b,c\n1,2,3\n", false), Detected::Unseen);
+        assert_eq!(detect("   \n", false), Detected::Unseen);
     }
 }

@@ -7,77 +7,22 @@
 //! `ngpus` x `nthreads`, because nccl-tests lists one device entry per process; `-N` cycles are
 //! numbered from the sizes. A result written with `-C` (`cpu_time` instead of `time`) has no
 //! latency and is skipped. [`SourceRef::line`] is the 1-based index in `results`.
+//!
+//! The document is parsed as a stream ([`stream`]): only one result object at a time is held
+//! whole, so a soak run's file takes the memory of its rows, not of its text.
 
-use super::common::{assign_cycles, collective_name, fail, known_dtype, num, tuning};
-use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
-use crate::core::error::Error;
+use super::common::{collective_name, known_dtype, num, tuning};
+use crate::analysis::input::{InputRow, SourceRef};
 use crate::result::Placement;
 use serde_json::{Map, Value};
+
+mod stream;
+pub(super) use stream::read;
 
 /// What the whole file says about every result.
 struct FileInfo {
     collective: Option<String>,
     nranks: Option<usize>,
-}
-
-/// Reads a JSON result file.
-pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| {
-        let msg = e.to_string();
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        fail(name, e.line(), format!("invalid JSON: {msg}"))
-    })?;
-    let Some(top) = doc.as_object() else {
-        return Err(fail(name, 1, "the JSON document is not an object"));
-    };
-    let Some(results) = top.get("results").and_then(Value::as_array) else {
-        return Err(fail(name, 1, "the JSON document has no `results` list"));
-    };
-    let info = file_info(top);
-    let mut set = ReadSet::default();
-    let mut all_cycles = true;
-    for (i, result) in results.iter().enumerate() {
-        let source = SourceRef {
-            file: name.to_string(),
-            line: i + 1,
-        };
-        let skip = |set: &mut ReadSet, reason: String| {
-            set.skipped.push(Skipped {
-                source: source.clone(),
-                reason,
-            })
-        };
-        let base = match base_row(result, &info, &source) {
-            Ok(row) => row,
-            Err(why) => {
-                skip(&mut set, why);
-                continue;
-            }
-        };
-        all_cycles &= result.get("cycle").is_some();
-        for (placement, key) in [
-            (Placement::OutOfPlace, "out_of_place"),
-            (Placement::InPlace, "in_place"),
-        ] {
-            match measurement(result.get(key)) {
-                Ok((time_us, algbw_gbs, busbw_gbs, wrong)) => set.rows.push(InputRow {
-                    placement,
-                    time_us,
-                    algbw_gbs,
-                    busbw_gbs,
-                    wrong,
-                    tuning: placement_tuning(result.get(key)).or_else(|| base.tuning.clone()),
-                    ..base.clone()
-                }),
-                Err(why) => skip(&mut set, format!("{key}: {why}")),
-            }
-        }
-    }
-    if !all_cycles {
-        let groups = vec![0; set.rows.len()];
-        assign_cycles(&mut set.rows, &groups);
-    }
-    Ok(set)
 }
 
 /// The collective and rank count the file states once for all results.

@@ -16,6 +16,7 @@ mod common;
 mod csv;
 mod detect;
 mod json;
+mod source;
 mod text;
 
 #[cfg(test)]
@@ -25,7 +26,8 @@ use crate::analysis::input::ReadSet;
 use crate::core::error::Error;
 use crate::core::files::{dir_files, Take};
 use detect::{detect, Detected};
-use std::fs;
+use source::Source;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// A result file format.
@@ -40,16 +42,19 @@ pub enum Format {
 }
 
 /// Reads every file (auto-detecting its format by content, not extension) into one
-/// [`ReadSet`]. A directory stands for its regular files (sorted, not recursive) that are in a
-/// recognised format; a directory holding none is an error. An explicitly named file that is
-/// empty, unrecognised, unreadable or yields no rows at all is an [`Error::Usage`] naming it.
+/// [`ReadSet`]. A directory stands for its regular files (sorted, not recursive) whose first
+/// [`SNIFF`](source::SNIFF) bytes show a recognised format; a directory holding none is an
+/// error. An explicitly named file that is empty, unrecognised, unreadable or yields no rows
+/// at all is an [`Error::Usage`] naming it; a named file whose head shows no format is still
+/// read through as text, since a log may hold its table anywhere. Every file is streamed:
+/// memory holds the rows kept, not the files.
 pub fn read_files(paths: &[PathBuf]) -> Result<ReadSet, Error> {
     let mut all = ReadSet::default();
     for path in paths {
         let set = if path.is_dir() {
             read_dir(path)?
         } else {
-            read_str(&path.display().to_string(), &load(path)?)?
+            read_source(&path.display().to_string(), Source::open(path)?)?
         };
         all.rows.extend(set.rows);
         all.skipped.extend(set.skipped);
@@ -60,49 +65,62 @@ pub fn read_files(paths: &[PathBuf]) -> Result<ReadSet, Error> {
 /// Same as [`read_files`] for in-memory text; `name` is used in every
 /// [`SourceRef`](crate::analysis::input::SourceRef) and message.
 pub fn read_str(name: &str, text: &str) -> Result<ReadSet, Error> {
-    let format = match detect(text) {
+    let source = Source::new(Box::new(text.as_bytes()))
+        .map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
+    read_source(name, source)
+}
+
+/// Reads a named file (or text) whose head has been read: detects, then streams.
+fn read_source(name: &str, source: Source) -> Result<ReadSet, Error> {
+    let (format, seen) = match detect(&source.head_text(), source.complete()) {
         Detected::Empty => return Err(Error::usage(format!("{name}: empty file"))),
-        Detected::Unrecognised => {
-            return Err(Error::usage(format!(
-                "{name}: not a result file (expected ncclbench CSV or JSON, or nccl-tests text or JSON output)"
-            )))
-        }
-        Detected::Format(f) => f,
+        Detected::Unrecognised => return Err(not_a_result_file(name)),
+        Detected::Format(f) => (f, true),
+        Detected::Unseen => (Format::Text, false),
     };
-    let set = read_str_as(name, text, format)?;
+    let set = read_as(name, source.into_reader(), format)?;
     if set.rows.is_empty() && set.skipped.is_empty() {
-        return Err(Error::usage(format!("{name}: no result rows in it")));
+        return Err(if seen {
+            Error::usage(format!("{name}: no result rows in it"))
+        } else {
+            not_a_result_file(name)
+        });
     }
     Ok(set)
+}
+
+fn not_a_result_file(name: &str) -> Error {
+    Error::usage(format!(
+        "{name}: not a result file (expected ncclbench CSV or JSON, or nccl-tests text or JSON output)"
+    ))
 }
 
 /// Reads `text` as `format`, without detection (fuzz targets drive each parser this way). A
 /// file with no rows gives an empty [`ReadSet`].
 pub fn read_str_as(name: &str, text: &str, format: Format) -> Result<ReadSet, Error> {
+    read_as(name, text.as_bytes(), format)
+}
+
+/// Streams `input` through the reader of `format`.
+fn read_as(name: &str, input: impl BufRead, format: Format) -> Result<ReadSet, Error> {
     match format {
-        Format::Csv => csv::read(name, text),
-        Format::Json => json::read(name, text),
-        Format::Text => text::read(name, text),
+        Format::Csv => csv::read(name, input),
+        Format::Json => json::read(name, input),
+        Format::Text => text::read(name, input),
     }
 }
 
-/// A file's text (invalid UTF-8 replaced, so binary files are merely unrecognised).
-fn load(path: &Path) -> Result<String, Error> {
-    let bytes = fs::read(path)
-        .map_err(|e| Error::usage(format!("{}: cannot read: {e}", path.display())))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The recognised files of a directory.
+/// The recognised files of a directory, each recognised by its head alone, so a directory of
+/// large logs is not read through to find none.
 fn read_dir(dir: &Path) -> Result<ReadSet, Error> {
     let files = dir_files(dir, Take::Regular)
         .map_err(|e| Error::usage(format!("{}: cannot read: {e}", dir.display())))?;
     let mut all = ReadSet::default();
     let mut recognised = 0;
     for file in files {
-        let text = load(&file)?;
-        if let Detected::Format(format) = detect(&text) {
-            let set = read_str_as(&file.display().to_string(), &text, format)?;
+        let source = Source::open(&file)?;
+        if let Detected::Format(format) = detect(&source.head_text(), source.complete()) {
+            let set = read_as(&file.display().to_string(), source.into_reader(), format)?;
             recognised += 1;
             all.rows.extend(set.rows);
             all.skipped.extend(set.skipped);

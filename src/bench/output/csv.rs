@@ -1,7 +1,9 @@
 //! CSV output (`--csv FILE`): one line per (row, placement), written the moment the placement
 //! is measured, so an interrupted run keeps every completed measurement.
 //!
-//! Numbers use Rust's shortest round-trip spelling (full precision, `NaN` for not-a-number);
+//! Records go through the `csv` crate (RFC 4180: a field is quoted only when it holds a comma,
+//! quote or line break; `\n` ends every record) and are flushed one by one. Numbers use Rust's
+//! shortest round-trip spelling (full precision, `NaN` for not-a-number);
 //! empty fields mean "not applicable" (`wrong` when unchecked, the `iter_*` columns without
 //! per-iteration data, `op` for hypercube, NCCL's decision columns without `--tuning`).
 
@@ -9,7 +11,7 @@ use crate::bench::output::Sink;
 use crate::result::tuning::Tuning;
 use crate::result::{Measurement, Placement, RowKey, RunMeta};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The columns every CSV file has, in order.
@@ -71,19 +73,18 @@ fn local_now() -> String {
     chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-/// Quotes a field per RFC 4180 when it holds a comma, quote or line break.
-pub fn quote(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_string()
-    }
+/// The record writer over the opened file: the crate's defaults (quote only when needed) with
+/// `\n` line ends, as the file has always had.
+fn record_writer(file: File) -> csv::Writer<File> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(file)
 }
 
 /// Writes results as CSV to a file created (or truncated) at `begin`.
 pub struct CsvSink {
     path: PathBuf,
-    file: Option<File>,
+    file: Option<csv::Writer<File>>,
     backend: String,
     per_iter: bool,
     clock: Box<dyn FnMut() -> String>,
@@ -141,14 +142,10 @@ impl CsvSink {
                 self.path.display()
             ))
         })?;
-        let mut line = fields
-            .iter()
-            .map(|f| quote(f))
-            .collect::<Vec<_>>()
-            .join(",");
-        line.push('\n');
-        // One unbuffered write per line: the line is in the file once this returns.
-        file.write_all(line.as_bytes())
+        file.write_record(fields).map_err(io::Error::from)?;
+        // Flushed per record: the line is in the file once this returns, so a run cut short
+        // keeps every completed measurement.
+        file.flush()
     }
 }
 
@@ -164,7 +161,7 @@ impl Sink for CsvSink {
     }
 
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
-        self.file = Some(File::create(&self.path)?);
+        self.file = Some(record_writer(File::create(&self.path)?));
         self.environment = meta.environment.clone();
         self.write_sidecar()?;
         self.backend = meta.backend.clone();

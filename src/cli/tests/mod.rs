@@ -259,14 +259,47 @@ fn perf_program_names_select_the_collective() {
 }
 
 #[test]
-fn other_program_names_parse_as_ncclbench() {
-    let c = run(&["foo_perf", "gather"]);
-    assert_eq!(c.collective, Collective::Gather);
-    assert!(usage(&["foo_perf", "-b", "8"]).contains("-b"));
-    assert!(usage(&["foo_perf", "bogus"]).contains("bogus"));
+fn other_program_names_say_which_collective_they_named() {
+    let msg = usage(&["/usr/local/bin/foo_perf", "gather"]);
+    assert!(
+        msg.starts_with("unknown collective 'foo' (from program name foo_perf)"),
+        "{msg}"
+    );
+    let msg = usage(&["allreduce_perf", "-b", "8"]);
+    assert!(msg.contains("did you mean all_reduce_perf?"), "{msg}");
+    // Any other program name is ncclbench.
+    assert_eq!(
+        run(&["ncclbench-dev", "gather"]).collective,
+        Collective::Gather
+    );
     let msg = usage(&["/opt/ncclbench"]);
     assert!(
         msg.contains("collective") && msg.contains("hypercube"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn perf_names_are_subcommands_and_typos_get_the_nearest_command() {
+    let c = run(&["ncclbench", "all_reduce_perf", "-b", "8"]);
+    assert_eq!((c.collective, c.min_bytes), (Collective::AllReduce, 8));
+    for (typed, meant) in [
+        ("allreduce", "all_reduce"),
+        ("all-reduce", "all_reduce"),
+        ("All_Reduce", "all_reduce"),
+        ("alltoal", "alltoall"),
+        ("analyse", "analyze"),
+    ] {
+        let msg = usage(&["ncclbench", typed, "-b", "8"]);
+        assert_eq!(
+            msg,
+            format!("unknown command '{typed}': did you mean {meant}? (see --help)")
+        );
+    }
+    // No near command: clap's own one line.
+    let msg = usage(&["ncclbench", "bogus"]);
+    assert!(
+        msg.contains("'bogus'") && msg.ends_with("(see --help)"),
         "{msg}"
     );
 }

@@ -1,12 +1,15 @@
 //! Tests of the readers: real published outputs ([`fixtures`]), hand-written and
 //! host-backend samples under `tests/data/analysis/` ([`samples`], [`json_csv`]), broken input
-//! ([`malformed`]) and random mutations of all of them ([`mutate`]).
+//! ([`malformed`]), CSV quoting and layout edge cases ([`csv_edges`]), streaming from files
+//! larger than the sniffed head ([`stream`]) and random mutations of all of them ([`mutate`]).
 
+mod csv_edges;
 mod fixtures;
 mod json_csv;
 mod malformed;
 mod mutate;
 mod samples;
+mod stream;
 
 use crate::analysis::input::{InputRow, ReadSet};
 use std::path::{Path, PathBuf};

@@ -8,16 +8,21 @@
 //! ([`clean`]); fragments are put back together by column count, and a row that cannot be
 //! completed, or whose fields do not parse, is skipped with its line and reason. `-N` cycles are
 //! numbered afterwards from the sizes ([`assign_cycles`]).
+//!
+//! The file is read line by line as it streams in; memory holds the rows kept, never the file.
+//! A line longer than [`MAX_LINE`] cannot be table data and is passed over unread.
 
 mod clean;
 mod layout;
 
 use super::common::{assign_cycles, collective_name, fail, num, uint};
+use super::source::next_line;
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
 use crate::core::error::Error;
 use crate::result::Placement;
 use layout::{is_timestamp, Layout};
 use std::collections::BTreeSet;
+use std::io::BufRead;
 
 /// The table the following rows belong to.
 struct Table {
@@ -52,8 +57,11 @@ struct Parser<'a> {
     pending: Option<Pending>,
 }
 
-/// Reads nccl-tests text output.
-pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
+/// The longest line looked at; a table row is under 300 bytes even with every optional column.
+pub(super) const MAX_LINE: usize = 1 << 20;
+
+/// Reads nccl-tests text output from a stream.
+pub(super) fn read(name: &str, mut input: impl BufRead) -> Result<ReadSet, Error> {
     let mut p = Parser {
         name,
         set: ReadSet::default(),
@@ -68,8 +76,15 @@ pub(super) fn read(name: &str, text: &str) -> Result<ReadSet, Error> {
         table: None,
         pending: None,
     };
-    for (i, raw) in text.split('\n').enumerate() {
-        p.line(i + 1, raw)?;
+    let mut buf = Vec::new();
+    let mut no = 0;
+    while let Some(cut) = next_line(&mut input, &mut buf, MAX_LINE)
+        .map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?
+    {
+        no += 1;
+        if !cut {
+            p.line(no, &String::from_utf8_lossy(&buf))?;
+        }
     }
     p.flush();
     assign_cycles(&mut p.set.rows, &p.groups);

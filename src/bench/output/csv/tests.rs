@@ -1,7 +1,7 @@
 //! CSV sink tests: exact file contents, per-iteration columns, quoting, and that a run cut
 //! short keeps every line written so far.
 
-use super::{quote, CsvSink, CSV_COLUMNS, CSV_ITER_COLUMNS};
+use super::{CsvSink, CSV_COLUMNS, CSV_ITER_COLUMNS};
 use crate::bench::output::testdata::{drive, iter_stats, meta, rows, summary};
 use crate::bench::output::Sink;
 use crate::core::collective::Collective;
@@ -137,11 +137,27 @@ fn writing_before_begin_is_an_error_not_a_panic() {
 }
 
 #[test]
-fn fields_are_quoted_only_when_needed() {
-    assert_eq!(quote("nccl"), "nccl");
-    assert_eq!(quote("a,b"), "\"a,b\"");
-    assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
-    assert_eq!(quote("two\nlines"), "\"two\nlines\"");
+fn fields_are_quoted_only_when_needed_and_read_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv");
+    let mut m = meta();
+    // Every character RFC 4180 quotes: a comma, a quote, a line feed and a carriage return.
+    m.backend = "host, \"fast\"\ntwo\r".to_string();
+    let mut rs = rows();
+    rs.truncate(1);
+    let mut s = sink(&path);
+    drive(&mut s, &m, &rs, &summary());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(",0,\"host, \"\"fast\"\"\ntwo\r\",1.2345000000000002,"),
+        "{text}"
+    );
+    let mut r = csv::Reader::from_path(&path).unwrap();
+    let backend = r.headers().unwrap().iter().position(|h| h == "backend");
+    let records: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!(&records[0][backend.unwrap()], m.backend);
+    assert_eq!(&records[0][1], "all_reduce");
 }
 
 #[test]
