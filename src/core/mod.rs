@@ -8,6 +8,7 @@ pub mod dtype;
 pub mod error;
 pub mod files;
 pub mod host;
+pub mod interrupt;
 pub mod numeric;
 pub mod op;
 pub mod redact;

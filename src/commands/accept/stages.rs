@@ -98,6 +98,14 @@ impl Acceptance<'_> {
             });
             return Ok(());
         }
+        if let Some(sig) = crate::core::interrupt::pending() {
+            progress.stop = Some((FailureClass::Setup, Error::Interrupted(sig)));
+            say(
+                root,
+                &format!("# interrupted by {sig}: the remaining stages are not run"),
+            );
+            return self.step(plan, join, boot, root, progress);
+        }
         self.run_stage(plan, join, root, progress);
         stop_everywhere(boot, &mut progress.stop)
     }
