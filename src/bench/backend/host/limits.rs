@@ -107,7 +107,7 @@ pub(super) fn check_rank_threads(
                 "the host backend runs one thread per rank, {} KiB each: {nranks} ranks \
                  (-t x -g) need {} MiB, more than the {} MiB available; use fewer",
                 RESIDENT_PER_THREAD >> 10,
-                n * RESIDENT_PER_THREAD >> 20,
+                (n * RESIDENT_PER_THREAD) >> 20,
                 avail >> 20
             )));
         }
