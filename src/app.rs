@@ -13,7 +13,7 @@ pub fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let code = match cli::parse(&argv) {
         Ok(command) => dispatch(command),
-        Err(e) => report(&e),
+        Err(e) => report_once(&e),
     };
     ExitCode::from(code)
 }
@@ -43,6 +43,15 @@ fn dispatch(command: Command) -> u8 {
 /// A command's own status, or the one its error maps to.
 fn status(outcome: Result<u8, Error>) -> u8 {
     outcome.unwrap_or_else(|e| report(&e))
+}
+
+/// A command-line error is the same on every process of a job: only the launcher's rank 0
+/// prints it, every process exits with its status.
+fn report_once(e: &Error) -> u8 {
+    match crate::bench::job::launcher::detect().and_then(|l| l.rank) {
+        Some(rank) if rank != 0 => e.exit_code(),
+        _ => report(e),
+    }
 }
 
 /// Prints the error as one line and returns its exit status; a reader that went away (`| head`)

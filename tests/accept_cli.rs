@@ -424,7 +424,10 @@ fn setup_errors_exit_2_with_one_line() {
     assert_eq!(r.err.lines().count(), 1, "{}", r.err);
     // Flags of accept itself: each one line naming the flag, exit 2, before anything runs.
     for (args, says) in [
-        (&["--margin", "-1"][..], "invalid value '-1' for --margin"),
+        (
+            &["--make-profile", "x", "--margin", "-1"][..],
+            "invalid value '-1' for --margin",
+        ),
         (
             &["--threshold", "-5"][..],
             "invalid value '-5' for --threshold",

@@ -35,7 +35,7 @@ pub fn class_of(e: &Error) -> FailureClass {
         Error::Timeout { .. } => FailureClass::Timeout,
         Error::Backend(_) => FailureClass::Backend,
         Error::Usage(_) | Error::Cuda(_) | Error::NotEnoughDevices(_) => FailureClass::Setup,
-        Error::Io { .. } | Error::Output(_) => FailureClass::Setup,
+        Error::Io { .. } | Error::Output(_) | Error::Interrupted(_) => FailureClass::Setup,
     }
 }
 

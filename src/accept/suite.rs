@@ -36,6 +36,45 @@ pub fn perf_max_bytes(suite: &Suite, flags: &StageFlags) -> u64 {
     flags.perf_max_bytes.unwrap_or(suite.perf_max_bytes)
 }
 
+/// Where the performance sweep of the host (and MPI) backend ends unless `-e` says otherwise.
+pub const HOST_PERF_MAX_BYTES: u64 = 64 << 20;
+
+/// Where the correctness stages of the host (and MPI) backend end unless `-e` is given.
+pub const HOST_CORRECTNESS_MAX_BYTES: u64 = 1 << 20;
+
+/// Bounds `suite` and the performance sweep's end (returned) for a host-memory backend.
+pub fn bound_for_host(suite: &mut Suite, perf_max: u64) -> u64 {
+    suite.correctness_max_bytes = suite.correctness_max_bytes.min(HOST_CORRECTNESS_MAX_BYTES);
+    suite.correctness_min_bytes = suite.correctness_min_bytes.min(suite.correctness_max_bytes);
+    perf_max.min(HOST_PERF_MAX_BYTES)
+}
+
+/// What the suite will run, and on a host-memory backend roughly how long it takes, for the
+/// first lines of an acceptance run.
+pub fn describe(suite: &Suite, perf_max: u64, on_host: bool) -> String {
+    let size = crate::core::units::iec_bytes_whole;
+    let mut s = format!(
+        "# suite: {} collectives, each a correctness stage ({}..{}, every type and op) then a \
+         performance stage ({}..{}, {} iterations)",
+        suite.collectives.len(),
+        size(suite.correctness_min_bytes),
+        size(suite.correctness_max_bytes),
+        size(suite.perf_min_bytes.min(perf_max)),
+        size(perf_max),
+        suite.iters
+    );
+    if on_host {
+        s.push_str("; buffers in host memory, sizes bounded unless -e is given");
+        if perf_max <= HOST_PERF_MAX_BYTES {
+            s.push_str(&format!(", {HOST_ESTIMATE}"));
+        }
+    }
+    s
+}
+
+/// How long the default suite took on the host backend, measured on a 2-core machine.
+const HOST_ESTIMATE: &str = "about a minute on 2 cores";
+
 /// The plan of one stage.
 pub fn one(
     suite: &Suite,

@@ -21,6 +21,9 @@ pub(crate) struct AcceptArgs {
     /// Output directory, new or empty [default: ncclbench-accept-<date>-<time>]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Reuse an --out directory that holds an earlier acceptance run: its files are replaced
+    #[arg(long)]
+    pub force: bool,
     /// List the shipped profiles and exit
     #[arg(long = "list-profiles")]
     pub list_profiles: bool,
@@ -29,17 +32,12 @@ pub(crate) struct AcceptArgs {
     #[arg(long = "make-profile", value_name = "RUN")]
     pub make_profile: Vec<PathBuf>,
     /// Name of a profile made with --make-profile
-    #[arg(long, value_name = "NAME", default_value = "local")]
-    pub name: String,
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
     /// Margin of a made profile, percent: busbw at least (100-PCT)% and small-message time at
-    /// most (100+PCT)% of the run's
-    #[arg(
-        long,
-        value_name = "PCT",
-        default_value_t = 10.0,
-        allow_negative_numbers = true
-    )]
-    pub margin: f64,
+    /// most (100+PCT)% of the run's [default: 10]
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub margin: Option<f64>,
     /// Compare the performance results with this healthy run's files or directories
     /// (repeatable; replaces the profile's [baseline])
     #[arg(long, value_name = "RUN")]
@@ -76,7 +74,21 @@ pub(crate) struct AcceptArgs {
 
 /// Checks `accept`'s flags.
 pub(crate) fn config(a: AcceptArgs) -> Result<AcceptConfig, Error> {
-    for (flag, v) in [("--margin", Some(a.margin)), ("--threshold", a.threshold)] {
+    if a.make_profile.is_empty() {
+        // They shape only a made profile: silently ignoring them would hide a mistyped command.
+        for (flag, given) in [
+            ("--name", a.name.is_some()),
+            ("--margin", a.margin.is_some()),
+        ] {
+            if given {
+                return Err(Error::usage(format!(
+                    "{flag} applies only with --make-profile (it names or shapes the profile \
+                     made)"
+                )));
+            }
+        }
+    }
+    for (flag, v) in [("--margin", a.margin), ("--threshold", a.threshold)] {
         if let Some(v) = v {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(Error::usage(format!(
@@ -113,9 +125,10 @@ pub(crate) fn config(a: AcceptArgs) -> Result<AcceptConfig, Error> {
     Ok(AcceptConfig {
         profile: a.profile,
         out: a.out,
+        force: a.force,
         make_profile: a.make_profile,
-        name: a.name,
-        margin_pct: a.margin,
+        name: a.name.unwrap_or_else(|| "local".into()),
+        margin_pct: a.margin.unwrap_or(10.0),
         baseline: a.baseline,
         threshold_pct: a.threshold,
         list_profiles: a.list_profiles,

@@ -9,6 +9,8 @@ pub struct AcceptConfig {
     pub profile: Option<String>,
     /// `--out DIR`.
     pub out: Option<PathBuf>,
+    /// `--force`: an `--out` holding an earlier acceptance run may be reused.
+    pub force: bool,
     /// `--make-profile RUN...`: print a profile made from these result files instead.
     pub make_profile: Vec<PathBuf>,
     /// `--name` of a made profile.

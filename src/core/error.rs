@@ -37,6 +37,9 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
+    /// SIGINT or SIGTERM asked a command that catches them to stop (`accept`).
+    #[error("interrupted by {0}: stopped before the next measurement")]
+    Interrupted(&'static str),
     /// Writing to an output stream failed (stdout closed, disk full).
     #[error("writing output: {0}")]
     Output(#[from] std::io::Error),
@@ -60,6 +63,8 @@ pub mod exit {
     pub const DEVICES: u8 = 5;
     /// Wrong data, or average bus bandwidth below `NCCL_TESTS_MIN_BW`.
     pub const RESULTS: u8 = 7;
+    /// Stopped by SIGINT (128 + 2, as a shell reports it).
+    pub const INTERRUPTED: u8 = 130;
 }
 
 impl Error {
@@ -72,6 +77,7 @@ impl Error {
             Error::Cuda(_) => exit::CUDA,
             Error::NotEnoughDevices(_) => exit::DEVICES,
             Error::Io { .. } | Error::Output(_) => exit::FAILURE,
+            Error::Interrupted(_) => exit::INTERRUPTED,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod error;
 pub mod fifo;
 pub mod files;
 pub mod host;
+pub mod interrupt;
 pub mod numeric;
 pub mod op;
 pub mod redact;

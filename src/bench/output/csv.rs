@@ -6,8 +6,12 @@
 //! shortest round-trip spelling (full precision, `NaN` for not-a-number);
 //! empty fields mean "not applicable" (`wrong` when unchecked, the `iter_*` columns without
 //! per-iteration data, `op` for hypercube, NCCL's decision columns without `--tuning`).
+//!
+//! Which file is written is decided by [`crate::bench::output::files`] (never an existing
+//! file: `FILE.0`, ... instead); the environment sidecar is written next to a regular file
+//! only, never next to a stream such as `/dev/null`.
 
-use crate::bench::output::Sink;
+use crate::bench::output::{files, Sink};
 use crate::result::tuning::Tuning;
 use crate::result::{Measurement, Placement, RowKey, RunMeta};
 use std::fs::File;
@@ -81,10 +85,12 @@ fn record_writer(file: File) -> csv::Writer<File> {
         .from_writer(file)
 }
 
-/// Writes results as CSV to a file created (or truncated) at `begin`.
+/// Writes results as CSV to a file claimed at `begin`.
 pub struct CsvSink {
     path: PathBuf,
     file: Option<csv::Writer<File>>,
+    /// Not a regular file: no sidecar.
+    stream: bool,
     backend: String,
     per_iter: bool,
     clock: Box<dyn FnMut() -> String>,
@@ -105,11 +111,20 @@ impl CsvSink {
         let Some(env) = &self.environment else {
             return Ok(());
         };
+        if self.stream {
+            return Ok(());
+        }
         let path = sidecar_path(&self.path);
         let mut tmp = path.clone().into_os_string();
         tmp.push(".tmp");
-        std::fs::write(&tmp, env.to_json() + "\n")?;
-        std::fs::rename(&tmp, &path)
+        let written =
+            std::fs::write(&tmp, env.to_json() + "\n").and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            // A failed write (a full disk) leaves no half-written temporary behind.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(files::named(&path, e));
+        }
+        Ok(())
     }
 
     /// A sink that will write to `path`; nothing is touched before `begin`.
@@ -117,6 +132,7 @@ impl CsvSink {
         CsvSink {
             path: path.into(),
             file: None,
+            stream: false,
             backend: String::new(),
             per_iter: false,
             clock: Box::new(local_now),
@@ -130,7 +146,7 @@ impl CsvSink {
         self
     }
 
-    /// The file written to.
+    /// The file written: the requested path before `begin`, the claimed one after it.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -161,7 +177,10 @@ impl Sink for CsvSink {
     }
 
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
-        self.file = Some(record_writer(File::create(&self.path)?));
+        let claimed = files::claim(&self.path)?;
+        self.path = claimed.path;
+        self.stream = claimed.stream;
+        self.file = Some(record_writer(claimed.file));
         self.environment = meta.environment.clone();
         self.write_sidecar()?;
         self.backend = meta.backend.clone();
@@ -170,7 +189,8 @@ impl Sink for CsvSink {
         if self.per_iter {
             header.extend(CSV_ITER_COLUMNS.iter().map(|c| c.to_string()));
         }
-        self.write_line(&header)
+        let path = self.path.clone();
+        self.write_line(&header).map_err(|e| files::named(&path, e))
     }
 
     fn placement_done(&mut self, key: &RowKey, p: Placement, m: &Measurement) -> io::Result<()> {
@@ -214,7 +234,8 @@ impl Sink for CsvSink {
                 None => fields.extend(CSV_ITER_COLUMNS.iter().map(|_| String::new())),
             }
         }
-        self.write_line(&fields)
+        let path = self.path.clone();
+        self.write_line(&fields).map_err(|e| files::named(&path, e))
     }
 }
 

@@ -2,12 +2,15 @@
 //!
 //! Every hook is called as soon as its data exists, and file sinks flush before returning, so a
 //! run that dies keeps every completed row in every output. On a fatal error `finish` is still
-//! called with what was measured (so JSON stays valid), but no further rows arrive.
+//! called with what was measured (so JSON stays valid), but no further rows arrive; `seal`
+//! follows only when the run ended normally. Which file each sink may write is decided in
+//! [`files`], for all of them alike.
 
 use crate::result::{Measurement, Placement, Row, RowKey, RunMeta, Summary};
 use std::io;
 
 pub mod csv;
+pub mod files;
 pub mod format;
 pub mod json;
 pub mod progress;
@@ -43,6 +46,11 @@ pub trait Sink {
     fn finish(&mut self, _summary: &Summary) -> io::Result<()> {
         Ok(())
     }
+    /// After `finish`, only when the run ended normally (every process agreed on its status):
+    /// the outputs may now say they are complete.
+    fn seal(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Fans every hook out to several sinks, in order.
@@ -67,7 +75,23 @@ impl Sink for Sinks {
     fn notice(&mut self, line: &str) -> io::Result<()> {
         self.0.iter_mut().try_for_each(|s| s.notice(line))
     }
+    /// Every sink is finished even when one fails (a full disk must not cost the other files
+    /// their totals); the first error is returned.
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        self.0.iter_mut().try_for_each(|s| s.finish(summary))
+        first_error(self.0.iter_mut().map(|s| s.finish(summary)))
     }
+    fn seal(&mut self) -> io::Result<()> {
+        first_error(self.0.iter_mut().map(|s| s.seal()))
+    }
+}
+
+/// Runs every step of `results` and returns the first error.
+fn first_error(results: impl Iterator<Item = io::Result<()>>) -> io::Result<()> {
+    let mut first = Ok(());
+    for r in results {
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
 }

@@ -63,4 +63,7 @@ impl<S: Sink> Sink for Redacting<S> {
         }
         self.inner.finish(&s)
     }
+    fn seal(&mut self) -> io::Result<()> {
+        self.inner.seal()
+    }
 }

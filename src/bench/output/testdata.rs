@@ -144,4 +144,5 @@ pub fn drive(sink: &mut dyn Sink, meta: &RunMeta, rows: &[Row], summary: &Summar
         sink.row_done(row).unwrap();
     }
     sink.finish(summary).unwrap();
+    sink.seal().unwrap();
 }

@@ -46,9 +46,23 @@ impl<W: Write> TextSink<W> {
     }
 
     fn emit(&mut self, s: &str) -> io::Result<()> {
-        self.out.write_all(s.as_bytes())?;
-        self.out.flush()
+        self.out
+            .write_all(s.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(reader_gone)
     }
+}
+
+/// A reader that went away (`| head`) stops the run out loud, with a status that is not 0:
+/// the rows not yet measured would otherwise be lost without a word.
+fn reader_gone(e: io::Error) -> io::Error {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        return e;
+    }
+    io::Error::other(
+        "the text table's reader went away (broken pipe, e.g. `| head`): the run stopped \
+         there; --csv/--json files keep the rows measured so far and say complete: false",
+    )
 }
 
 /// The key columns of a data line: `%12li  %12li  %8s  %6s  %6s`.

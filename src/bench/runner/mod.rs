@@ -130,8 +130,11 @@ impl<'a> Runner<'a> {
             end_time: local_time(),
             tuning: self.observer.as_mut().and_then(|o| o.report()),
         };
-        self.sinks.finish(&summary)?;
+        // The failure that stopped the run is the one to report, not a later one of `finish`
+        // (a full disk fails both).
+        let finished = self.sinks.finish(&summary);
         result?;
+        finished?;
         Ok(Outcome {
             summary,
             rows: self.rows,
@@ -180,6 +183,10 @@ impl<'a> Runner<'a> {
     /// One size: both placements measured, each given to the sinks and counted in the
     /// footer's totals the moment it exists, then the row.
     fn row(&mut self, cycle: u32, sweep: &Sweep, size: u64) -> Result<(), Error> {
+        // A command that catches SIGINT/SIGTERM (accept) stops here, between two rows.
+        if let Some(sig) = crate::core::interrupt::pending() {
+            return Err(Error::Interrupted(sig));
+        }
         let shape = self.shape(size, sweep);
         let key = RowKey {
             cycle,

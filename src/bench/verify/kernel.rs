@@ -36,6 +36,11 @@ pub(crate) fn apply<G: Gen>(gen: &G, width: usize, first: u64, action: Action<'_
     }
 }
 
+/// The job waiting in `slot`, unless a thread took it already.
+fn take<T>(slot: &std::sync::Mutex<Option<T>>) -> Option<T> {
+    slot.lock().unwrap_or_else(|p| p.into_inner()).take()
+}
+
 /// Elements per thread for a buffer of `elems` elements of `W` bytes.
 fn per_thread<const W: usize>(elems: usize) -> usize {
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
@@ -80,9 +85,19 @@ pub(crate) fn apply_w<G: Gen, const W: usize>(gen: &G, first: u64, action: Actio
     let Some(head) = jobs.next() else {
         return 0;
     };
+    // A helper thread that cannot start (the machine's thread or mapping limit) is not an
+    // error: its job runs on this thread instead. Each job waits in a slot it is taken from.
+    let slots: Vec<_> = jobs.map(|job| std::sync::Mutex::new(Some(job))).collect();
     thread::scope(|s| {
-        let others: Vec<_> = jobs.map(|job| s.spawn(move || fast(job))).collect();
-        let mut total = fast(head);
+        let mut others = Vec::new();
+        for slot in &slots {
+            let started =
+                thread::Builder::new().spawn_scoped(s, move || take(slot).map_or(0, fast));
+            if let Ok(h) = started {
+                others.push(h);
+            }
+        }
+        let mut total = fast(head) + slots.iter().filter_map(take).map(fast).sum::<u64>();
         for h in others {
             total += h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         }

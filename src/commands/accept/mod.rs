@@ -110,9 +110,17 @@ impl<'a> Acceptance<'a> {
 
     /// Runs the suite: the job opened by the first stage, the output directory, the stage
     /// loop, the report; returns the status every process exits with.
-    fn run(self) -> Result<u8, Error> {
-        let perf_max = suite::perf_max_bytes(&self.profile.suite, &self.cfg.flags);
+    fn run(mut self) -> Result<u8, Error> {
+        // An interrupt stops the suite between two rows, so the report is still written.
+        crate::core::interrupt::catch();
+        let mut perf_max = suite::perf_max_bytes(&self.profile.suite, &self.cfg.flags);
         let first_cfg = self.first_stage_config(perf_max)?;
+        let on_host = crate::commands::bench::runs_on_host_memory(&first_cfg);
+        if on_host && self.cfg.flags.perf_max_bytes.is_none() {
+            // The host backend is for trying things out: its default suite ends in about a
+            // minute instead of sweeping host memory for many.
+            perf_max = suite::bound_for_host(&mut self.profile.suite, perf_max);
+        }
         let join = Join::open(&first_cfg)?;
         let mut boot = join.bootstrap();
         let root = boot.is_root();
@@ -128,14 +136,22 @@ impl<'a> Acceptance<'a> {
                 self.out.display()
             ),
         );
+        say(
+            root,
+            &suite::describe(&self.profile.suite, perf_max, on_host),
+        );
         let progress = self.run_stages(&first_cfg, &join, boot.as_mut(), root, perf_max)?;
         let code = if root {
-            let report = self.judge(
+            let mut report = self.judge(
                 &progress.ran,
                 progress.backend,
                 progress.nranks,
                 progress.notes,
             );
+            if let Some((_, Error::Interrupted(_))) = &progress.stop {
+                // The status the process exits with, so the report does not contradict it.
+                report.verdict.exit_status = crate::core::interrupt::exit_status();
+            }
             self.write_report(&report)?
         } else {
             model::status::PASS
@@ -204,6 +220,11 @@ fn exit_status(
         let e = join.failed(e);
         drop(e);
         return Ok(model::status::TIMEOUT);
+    }
+    if let Some((_, Error::Interrupted(_))) = stop {
+        // The report says what ran; the status says the run was stopped, not judged.
+        join.finished();
+        return Ok(crate::core::interrupt::exit_status());
     }
     join.finished();
     let agreed = boot.max_u64(u64::from(code))?;

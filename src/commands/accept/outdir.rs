@@ -1,6 +1,8 @@
-//! The output directory of an acceptance run: made new (or taken empty) with the profile and
-//! environment in it before any stage, and the report files written into it at the end; and
-//! how result directories given as a baseline or to `--make-profile` are read.
+//! The output directory of an acceptance run: made new (or taken empty, or with `--force` one
+//! holding an earlier run, whose files go) with the profile and environment in it before any
+//! stage, and the report files written into it at the end; the baselines checked readable
+//! before any stage; and how result directories given as a baseline or to `--make-profile`
+//! are read.
 
 use super::Acceptance;
 use crate::accept::model::AcceptReport;
@@ -36,19 +38,65 @@ pub fn result_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// What an acceptance run writes into its output directory.
+const EARLIER_RUN_FILES: [&str; 8] = [
+    "correctness",
+    "performance",
+    "baseline",
+    "profile.toml",
+    "environment.json",
+    "accept.txt",
+    "accept.json",
+    "junit.xml",
+];
+
 impl Acceptance<'_> {
-    /// The output directory, new or empty, with the profile and the environment in it.
+    /// Every baseline (`--baseline`, else the profile's) can be read, found before the first
+    /// stage rather than after the whole suite.
+    fn check_baselines(&self) -> Result<(), Error> {
+        let (flag, paths) = if self.cfg.baseline.is_empty() {
+            let paths = self.profile.baseline.as_ref().map(|b| b.paths.clone());
+            ("the profile's baseline", paths.unwrap_or_default())
+        } else {
+            ("--baseline", self.cfg.baseline.clone())
+        };
+        for p in &paths {
+            let readable = if p.is_dir() {
+                std::fs::read_dir(p).map(drop)
+            } else {
+                std::fs::File::open(p).map(drop)
+            };
+            readable.map_err(|e| Error::usage(format!("accept: {flag} {}: {e}", p.display())))?;
+        }
+        Ok(())
+    }
+
+    /// The output directory, new or empty (or, with `--force`, one an earlier acceptance run
+    /// wrote, whose files are removed), with the profile and the environment in it.
     pub(super) fn prepare_dir(&self) -> Result<(), Error> {
+        self.check_baselines()?;
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| Error::Io { path, source }
         };
         if self.out.exists() {
+            if self.cfg.force {
+                self.remove_earlier_run().map_err(io(&self.out))?;
+            }
             let mut entries = std::fs::read_dir(&self.out).map_err(io(&self.out))?;
-            if entries.next().is_some() {
+            if let Some(entry) = entries.next() {
+                let hint = if self.cfg.force {
+                    format!(
+                        "it holds {}, which no acceptance run wrote",
+                        entry.map_or_else(|_| "a file".into(), |e| e.path().display().to_string())
+                    )
+                } else {
+                    "give a new directory, or --force to replace an earlier acceptance run \
+                     there (results are never overwritten otherwise)"
+                        .to_string()
+                };
                 return Err(Error::usage(format!(
-                    "accept: --out {} is not empty; give a new directory (results are never \
-                     overwritten)",
+                    "accept: --out {} is not empty; {hint}",
                     self.out.display()
                 )));
             }
@@ -79,6 +127,20 @@ impl Acceptance<'_> {
         Ok(())
     }
 
+    /// `--force`: removes what an acceptance run writes into its directory (and nothing
+    /// else, so a mistyped `--out $HOME` loses no file of the user's).
+    fn remove_earlier_run(&self) -> std::io::Result<()> {
+        for name in EARLIER_RUN_FILES {
+            let p = self.out.join(name);
+            match std::fs::symlink_metadata(&p) {
+                Ok(md) if md.is_dir() => std::fs::remove_dir_all(&p)?,
+                Ok(_) => std::fs::remove_file(&p)?,
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Writes the report files and prints the table; returns the verdict's status.
     pub(super) fn write_report(&self, report: &AcceptReport) -> Result<u8, Error> {
         let redactor = self
@@ -98,9 +160,9 @@ impl Acceptance<'_> {
             let p = self.out.join(name);
             std::fs::write(&p, body).map_err(|source| Error::Io { path: p, source })?;
         }
+        // The files hold the verdict; a reader of stdout that went away changes no status.
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
         Ok(report.verdict.exit_status)
     }
 }

@@ -98,6 +98,14 @@ impl Acceptance<'_> {
             });
             return Ok(());
         }
+        if let Some(sig) = crate::core::interrupt::pending() {
+            progress.stop = Some((FailureClass::Setup, Error::Interrupted(sig)));
+            say(
+                root,
+                &format!("# interrupted by {sig}: the remaining stages are not run"),
+            );
+            return self.step(plan, join, boot, root, progress);
+        }
         self.run_stage(plan, join, root, progress);
         stop_everywhere(boot, &mut progress.stop)
     }
@@ -218,10 +226,11 @@ fn requested_backend(passthrough: &[String]) -> String {
         .map_or_else(|| "auto".to_string(), |w| w[1].clone())
 }
 
-/// Prints a progress line on rank 0, flushed so that it shows while the next stage runs.
+/// Prints a progress line on rank 0, flushed so that it shows while the next stage runs. A
+/// closed stdout does not stop the suite: the report files still get the verdict.
 pub(super) fn say(root: bool, line: &str) {
     if root {
-        println!("{line}");
-        let _ = std::io::stdout().flush();
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
     }
 }

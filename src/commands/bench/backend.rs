@@ -79,6 +79,16 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
     }
 }
 
+/// Whether a run of `cfg` keeps its buffers in host memory (the host or MPI backend, chosen or
+/// what `auto` picks on a machine without a GPU), before anything is opened.
+pub fn runs_on_host_memory(cfg: &RunConfig) -> bool {
+    match cfg.backend {
+        BackendChoice::Host | BackendChoice::Mpi => true,
+        BackendChoice::Nccl => false,
+        BackendChoice::Auto => no_gpu().is_some(),
+    }
+}
+
 /// Why `auto` cannot use NCCL here (no driver, no device), or `None` when it can.
 fn no_gpu() -> Option<String> {
     match crate::bench::cuda::probe() {

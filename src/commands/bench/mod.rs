@@ -17,6 +17,7 @@ use crate::bench::runner::Runner;
 use crate::config::RunConfig;
 use crate::core::error::Error;
 use crate::result::environment::RunEnvironment;
+pub use backend::runs_on_host_memory;
 use backend::{host_ignored_flags, open_backend};
 use meta::{min_bw_threshold, run_meta};
 use sinks::open_sinks;
@@ -109,13 +110,22 @@ pub fn run_joined(
     } else {
         Ok(())
     };
-    // Every process learns whether rank 0 could open its files, so none waits for it.
-    if boot.max_u64(u64::from(opened.is_err()))? > 0 {
+    // Every process learns whether rank 0 could open its files (and the status it stops
+    // with), so none waits for it.
+    let status = opened
+        .as_ref()
+        .err()
+        .map_or(0, |e| u64::from(e.exit_code()));
+    let agreed = boot.max_u64(status)?;
+    if agreed > 0 {
         opened?;
-        // The other ranks stop too, with the same (I/O) status.
-        return Err(Error::Output(std::io::Error::other(
-            "rank 0 could not open its output files",
-        )));
+        // The other ranks stop too, with the same status.
+        let why = "rank 0 could not open its output files".to_string();
+        return Err(if agreed == u64::from(crate::core::error::exit::USAGE) {
+            Error::Usage(why)
+        } else {
+            Error::Output(std::io::Error::other(why))
+        });
     }
     let mut sink: Box<dyn Sink> = match redactor {
         Some(r) => Box::new(Redacting::new(sinks, r)),
@@ -128,8 +138,9 @@ pub fn run_joined(
     let outcome = runner.run(min_bw, None)?;
     backend.close()?;
     join.finished();
-    // Every process exits with the same status.
+    // Every process exits with the same status; only then did the run end normally.
     let code = boot.max_u64(u64::from(outcome.exit_code()))?;
+    sink.seal()?;
     Ok(Finished {
         outcome,
         exit_status: u8::try_from(code).unwrap_or(crate::core::error::exit::FAILURE),

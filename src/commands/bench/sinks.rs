@@ -3,6 +3,7 @@
 
 use super::Outputs;
 use crate::bench::output::csv::CsvSink;
+use crate::bench::output::files::{check_outputs, claim};
 use crate::bench::output::json::JsonSink;
 use crate::bench::output::progress::ProgressSink;
 use crate::bench::output::text::TextSink;
@@ -10,31 +11,41 @@ use crate::bench::output::{Sink, Sinks};
 use crate::config::RunConfig;
 use crate::core::error::Error;
 use crate::result::RunMeta;
+use std::io::Write;
 
 /// Rank 0's sinks: files first, so a path that cannot be written stops the run before any
-/// output.
+/// output; outputs that cannot all be written (a directory, two naming one file, one naming
+/// the table's file) are a usage error before any is opened.
 pub(super) fn open_sinks(
     cfg: &RunConfig,
     meta: &RunMeta,
     outputs: &Outputs,
     sinks: &mut Sinks,
 ) -> Result<(), Error> {
+    let mut files: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let Some(p) = &cfg.csv {
+        files.push(("--csv", p));
+    }
+    if let Some(p) = &cfg.json {
+        files.push(("--json", p));
+    }
+    check_outputs(&files, outputs.text_file.as_deref()).map_err(Error::Usage)?;
+    // Named before the table, as nccl-tests names its JSON file: the name may be numbered.
+    let mut named = Vec::new();
+    let mut announce = |what: &str, path: &std::path::Path| {
+        named.push(format!("# Writing {what} output to {}\n", path.display()));
+    };
     if let Some(path) = &cfg.json {
         let mut json = JsonSink::new(path);
-        json.begin(meta).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        // The JSON sink picks its file (no-clobber) at begin; nccl-tests announces it first.
-        println!("# Writing JSON output to {}", json.path().display());
+        // The policy's errors name the file already.
+        json.begin(meta).map_err(Error::Output)?;
+        announce("JSON", json.path());
         sinks.0.push(Box::new(BegunSink(json)));
     }
     if let Some(path) = &cfg.csv {
         let mut csv = CsvSink::new(path);
-        csv.begin(meta).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+        csv.begin(meta).map_err(Error::Output)?;
+        announce("CSV", csv.path());
         sinks.0.push(Box::new(BegunSink(csv)));
     }
     match &outputs.text_file {
@@ -43,12 +54,14 @@ pub(super) fn open_sinks(
                 path: path.clone(),
                 source,
             };
-            let file = std::fs::File::create(path).map_err(io_err)?;
-            let mut text = TextSink::new(std::io::BufWriter::new(file));
+            let mut file = std::io::BufWriter::new(claim(path).map_err(io_err)?.file);
+            file.write_all(named.concat().as_bytes()).map_err(io_err)?;
+            let mut text = TextSink::new(file);
             text.begin(meta).map_err(io_err)?;
             sinks.0.push(Box::new(BegunSink(text)));
         }
         None => {
+            let _ = std::io::stdout().write_all(named.concat().as_bytes());
             let mut text = TextSink::stdout();
             text.begin(meta)?;
             sinks.0.push(Box::new(BegunSink(text)));
@@ -85,5 +98,8 @@ impl<S: Sink> Sink for BegunSink<S> {
     }
     fn finish(&mut self, summary: &crate::result::Summary) -> std::io::Result<()> {
         self.0.finish(summary)
+    }
+    fn seal(&mut self) -> std::io::Result<()> {
+        self.0.seal()
     }
 }

@@ -11,6 +11,7 @@ mod arena;
 mod barrier;
 mod exec;
 mod gate;
+mod limits;
 mod plan;
 mod queue;
 mod switches;
@@ -74,6 +75,7 @@ impl HostBackend {
         if nranks == 0 {
             return Err(Error::usage("the host backend needs at least one rank"));
         }
+        limits::check_rank_threads(nranks, &limits::Limits::current(), mem_available())?;
         Ok(HostBackend {
             info: BackendInfo {
                 name: "host",

@@ -79,11 +79,11 @@ impl Oob {
             lost: Mutex::new(vec![false; size]),
         });
         let s = shared.clone();
-        std::thread::spawn(move || {
+        spawn_or_say("listener", move || {
             for _ in 1..size {
                 let Ok((stream, _)) = l.accept() else { return };
                 let s = s.clone();
-                std::thread::spawn(move || serve_member(&s, stream));
+                spawn_or_say("member", move || serve_member(&s, stream));
             }
         });
         Oob {
@@ -117,7 +117,14 @@ impl Oob {
         let read = stream.try_clone().map_err(io)?;
         let write = Arc::new(Mutex::new(stream));
         let (s, w) = (shared.clone(), write.clone());
-        std::thread::spawn(move || serve_root(&s, read, &w));
+        std::thread::Builder::new()
+            .name("hang-diagnosis".into())
+            .spawn(move || serve_root(&s, read, &w))
+            .map_err(|e| {
+                Error::Backend(format!(
+                    "hang-diagnosis channel: cannot start a thread: {e}"
+                ))
+            })?;
         Ok(Oob {
             shared,
             to_root: Some(write),
@@ -212,7 +219,7 @@ fn trigger(s: &Arc<Shared>, reason: String) {
         return;
     }
     let s = s.clone();
-    std::thread::spawn(move || {
+    spawn_or_say("report", move || {
         let size = lock(&s.reports).len();
         lock(&s.reports).iter_mut().for_each(|r| *r = None);
         for w in lock(&s.members).iter_mut().flatten() {
@@ -239,4 +246,15 @@ fn trigger(s: &Arc<Shared>, reason: String) {
         std::thread::sleep(Duration::from_millis(300));
         std::process::exit(i32::from(crate::core::error::exit::TIMEOUT));
     });
+}
+
+/// Starts a background thread of the channel; one that cannot start (the machine's thread
+/// limit) is said once on stderr and leaves that part of the diagnosis out, never a panic.
+fn spawn_or_say(what: &str, f: impl FnOnce() + Send + 'static) {
+    if let Err(e) = std::thread::Builder::new()
+        .name(format!("hang-diagnosis-{what}"))
+        .spawn(f)
+    {
+        eprintln!("ncclbench: hang diagnosis: cannot start its {what} thread ({e}); it is off");
+    }
 }

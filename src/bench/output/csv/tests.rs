@@ -109,19 +109,20 @@ fn a_sink_dropped_mid_run_leaves_every_written_line() {
     assert!(text.ends_with('\n'));
 }
 
+/// An earlier run's results are never overwritten: the next free numbered name is written,
+/// and `path` says which.
 #[test]
-fn begin_truncates_an_existing_file() {
+fn begin_never_overwrites_an_existing_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv");
-    std::fs::write(
-        &path,
-        "old contents that are longer than a header line, surely\n".repeat(9),
-    )
-    .unwrap();
+    let old = "old contents that are longer than a header line, surely\n".repeat(9);
+    std::fs::write(&path, &old).unwrap();
     let mut s = sink(&path);
     s.begin(&meta()).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), old);
+    assert_eq!(s.path(), dir.path().join("r.csv.0"));
     assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
+        std::fs::read_to_string(s.path()).unwrap(),
         CSV_COLUMNS.join(",") + "\n"
     );
 }

@@ -179,16 +179,17 @@ pub(crate) fn totals(summary: &Summary) -> Vec<(&'static str, J)> {
     ]
 }
 
-/// Our `ncclbench` object; `complete` stays false until `finish` (which gives `end_time`).
-/// `environment` is the run's [`crate::result::environment::RunEnvironment`] when recorded.
-pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>) -> J {
+/// Our `ncclbench` object; `complete` stays false until the run is sealed (it ended normally);
+/// `end_time` comes with `finish`. `environment` is the run's
+/// [`crate::result::environment::RunEnvironment`] when recorded.
+pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>, complete: bool) -> J {
     let collective = meta.program.strip_suffix("_perf").unwrap_or(&meta.program);
     let mut fields = vec![
         ("version", J::str(&meta.version)),
         ("backend", J::str(&meta.backend)),
         ("collective", J::str(collective)),
         ("nranks", J::uint(meta.nranks as u64)),
-        ("complete", J::Bool(end_time.is_some())),
+        ("complete", J::Bool(complete)),
     ];
     if let Some(env) = &meta.environment {
         let mut env = env.clone();
@@ -200,8 +201,8 @@ pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>) -> J {
 }
 
 /// [`ncclbench`] with the `tuning` report added once the run is finished.
-pub(crate) fn ncclbench_with(meta: &RunMeta, summary: Option<&Summary>) -> J {
-    let mut j = ncclbench(meta, summary.map(|s| s.end_time.as_str()));
+pub(crate) fn ncclbench_with(meta: &RunMeta, summary: Option<&Summary>, sealed: bool) -> J {
+    let mut j = ncclbench(meta, summary.map(|s| s.end_time.as_str()), sealed);
     if let (J::Obj(fields), Some(t)) = (&mut j, summary.and_then(|s| s.tuning.as_ref())) {
         fields.push(("tuning", super::tuning::report(t)));
     }

@@ -36,6 +36,10 @@ fn file_is_complete_json_after_begin_each_row_and_finish() {
     }
     sink.finish(&summary()).unwrap();
     let (_, v) = read(sink.path());
+    // Finished is not yet ended normally: the job has still to agree on its status.
+    assert_eq!(v["ncclbench"]["complete"], json!(false));
+    sink.seal().unwrap();
+    let (_, v) = read(sink.path());
     assert_eq!(v["ncclbench"]["complete"], json!(true));
     assert_eq!(v["out_of_bounds"], json!({"count": 0, "okay": "true"}));
     assert_eq!(
@@ -75,6 +79,7 @@ fn rows_extend_the_file_in_place_without_rewriting_it() {
         );
     }
     sink.finish(&summary()).unwrap();
+    sink.seal().unwrap();
     let (text, v) = read(sink.path());
     assert_eq!(v["results"].as_array().unwrap().len(), rows.len());
     assert_eq!(v["ncclbench"]["complete"], json!(true));
