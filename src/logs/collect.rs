@@ -1,16 +1,18 @@
 //! Folding records into a [`LogSummary`]. The hot path (COLL and decision lines, nearly all
 //! of a large log) only bumps counters in per-file hash maps keyed by the parser's interned
-//! host; names, communicator keys and sorting are resolved once per file in [`Collector::end_file`].
+//! host; names, communicator keys and sorting are resolved once per file in
+//! [`Collector::end_file`]. The rare init-time records are folded in [`facts`].
 
-use super::event::{Decision, Event, Record, Transport};
-use super::fxhash::FxMap;
+mod facts;
+
+use super::attribute::Owners;
+use super::event::{Decision, Event, Record};
+use super::merge::CommIds;
 use super::names::Func;
 use super::parser::LineParser;
-use super::summary::{
-    Choice, ChoiceCount, CommKey, Evidence, FileStats, LogSummary, ModelTable, RankInfo,
-};
+use super::summary::{Choice, ChoiceCount, CommKey, Evidence, FileStats, LogSummary};
 use super::ParseOptions;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as FxMap;
 use std::sync::Arc;
 
 /// Most example lines kept per group.
@@ -35,13 +37,16 @@ struct FileTally {
     colls: FxMap<(usize, u32, u64, Func), u64>,
     decisions: FxMap<DecKey, (u64, Option<f64>, u64)>,
     open_tables: FxMap<(usize, u32, u32), usize>,
+    owners: Owners,
+    /// The host of the last COLL line, already in `hosts` (most lines repeat it).
+    last_host: usize,
 }
 
 /// Accumulates records of one or more files.
 pub struct Collector {
     opts: ParseOptions,
     summary: LogSummary,
-    comm_ids: HashMap<(Arc<str>, u32, u64), u64>,
+    comm_ids: CommIds,
     file: Arc<str>,
     stats: FileStats,
     tally: FileTally,
@@ -53,7 +58,7 @@ impl Collector {
         Collector {
             opts: opts.clone(),
             summary: LogSummary::default(),
-            comm_ids: HashMap::new(),
+            comm_ids: CommIds::new(),
             file: Arc::from(""),
             stats: FileStats::default(),
             tally: FileTally::default(),
@@ -77,10 +82,13 @@ impl Collector {
         match rec.event {
             Event::Coll(c) => {
                 self.stats.colls += 1;
-                self.tally
-                    .hosts
-                    .entry(host_addr)
-                    .or_insert_with(|| o.host.clone());
+                if self.tally.last_host != host_addr {
+                    self.tally
+                        .hosts
+                        .entry(host_addr)
+                        .or_insert_with(|| o.host.clone());
+                    self.tally.last_host = host_addr;
+                }
                 *self
                     .tally
                     .colls
@@ -89,6 +97,15 @@ impl Collector {
             }
             Event::Decision(d) => self.decision(host_addr, d),
             event => self.rare(&rec.origin, event, raw, host_addr),
+        }
+        let o = &rec.origin;
+        if let Some(comm) = o.comm {
+            // A line naming its communicator claims what its thread logged before unowned
+            // (after the line itself is folded, so an Init line's commId is known).
+            if let Some(p) = self.tally.owners.claim((host_addr, o.pid, o.tid)) {
+                let key = self.comm_key(&o.host, o.pid, Some(comm), None);
+                p.fold_into(self.summary.comms.entry(key).or_default());
+            }
         }
     }
 
@@ -144,145 +161,6 @@ impl Collector {
         }
     }
 
-    fn rare(&mut self, o: &super::event::Origin, event: Event, raw: &[u8], host_addr: usize) {
-        let ev = self.evidence(o.line, raw);
-        let host = self.summary.hosts.entry(o.host.clone()).or_default();
-        if o.pid != 0 {
-            host.pids.insert(o.pid);
-        }
-        match event {
-            Event::Version { text, .. } => {
-                host.versions.entry(text).or_insert(ev);
-            }
-            Event::Env { name, value } => {
-                let v = self
-                    .summary
-                    .env
-                    .entry(name)
-                    .or_default()
-                    .values
-                    .entry(value);
-                v.or_insert_with(|| (Default::default(), ev))
-                    .0
-                    .insert(o.host.clone());
-            }
-            Event::Bootstrap { iface } => {
-                host.bootstrap.entry(iface).or_insert(ev);
-            }
-            Event::NetIb(nics) => {
-                host.nics.extend(nics);
-                host.nic_evidence.get_or_insert(ev);
-            }
-            Event::NetIbNone => {
-                host.ib_none.get_or_insert(ev);
-            }
-            Event::Network(name) => {
-                host.networks.entry(name).or_insert(ev);
-            }
-            Event::Gdr(g) if g.enabled => host.gdr_enabled += 1,
-            Event::Gdr(g) => {
-                host.gdr_disabled += 1;
-                host.gdr_distances.extend(g.distance);
-                if host.gdr_disabled_evidence.len() < EXAMPLES {
-                    host.gdr_disabled_evidence.push(ev);
-                }
-            }
-            Event::Connection(c) => {
-                host.transports.entry(c.transport).or_insert((0, ev)).0 += 1;
-                if c.transport == Transport::Net && c.gdr {
-                    host.net_gdr += 1;
-                }
-                let key = self.comm_key(&o.host, o.pid, o.comm, None);
-                let comm = self.summary.comms.entry(key).or_default();
-                comm.channels = comm.channels.max(c.channel.saturating_add(1));
-            }
-            Event::NvLink => host.nvlink = true,
-            Event::Nvls { available } => {
-                if host.nvls.as_ref().is_none_or(|(a, _)| !a && available) {
-                    host.nvls = Some((available, ev));
-                }
-            }
-            Event::CommInit(c) => {
-                if let Some(id) = c.comm_id {
-                    self.comm_ids.insert((o.host.clone(), o.pid, c.comm), id);
-                }
-                let key = self.comm_key(&o.host, o.pid, Some(c.comm), c.comm_id);
-                let comm = self.summary.comms.entry(key).or_default();
-                comm.nranks = Some(c.nranks);
-                let info = comm.ranks.entry(c.rank).or_insert_with(|| RankInfo {
-                    host: o.host.clone(),
-                    pid: o.pid,
-                    cuda_dev: c.cuda_dev,
-                    bus_id: c.bus_id,
-                });
-                info.cuda_dev = info.cuda_dev.or(c.cuda_dev);
-                info.bus_id = info.bus_id.or(c.bus_id);
-                if c.phase == super::event::Phase::Complete {
-                    comm.complete.insert(c.rank);
-                }
-            }
-            Event::RingOrder { nchannels: n } | Event::Channels { coll: n } => {
-                let key = self.comm_key(&o.host, o.pid, o.comm, None);
-                let comm = self.summary.comms.entry(key).or_default();
-                comm.channels = comm.channels.max(n);
-            }
-            Event::Connected(text) => {
-                let key = self.comm_key(&o.host, o.pid, o.comm, None);
-                let comm = self.summary.comms.entry(key).or_default();
-                comm.connected.entry(text).or_insert(ev);
-            }
-            Event::ModelRow { func, cells } => self.model_row(o, host_addr, func, cells),
-            Event::Warn { source, message } => {
-                let file = source.split(':').next().unwrap_or("").to_string();
-                let kind = format!("{file}: {}", template(&message));
-                let g = self.summary.warns.entry(kind).or_default();
-                g.count += 1;
-                g.hosts.insert(o.host.clone());
-                if g.examples.len() < EXAMPLES {
-                    g.examples.push(ev);
-                }
-            }
-            Event::GitVersion | Event::OldModelTable | Event::Coll(_) | Event::Decision(_) => {}
-        }
-    }
-
-    fn model_row(
-        &mut self,
-        o: &super::event::Origin,
-        host_addr: usize,
-        func: Func,
-        cells: Vec<super::event::ModelCell>,
-    ) {
-        let tkey = (host_addr, o.pid, o.tid);
-        let first_algo = cells.first().map(|c| c.algo);
-        let open = self.tally.open_tables.get(&tkey).copied().filter(|&i| {
-            self.summary.model_tables[i]
-                .rows
-                .get(&func)
-                .is_none_or(|row| !row.iter().any(|c| Some(c.algo) == first_algo))
-        });
-        let i = match open {
-            Some(i) => i,
-            None => {
-                let comm = o.comm.map(|c| self.comm_key(&o.host, o.pid, Some(c), None));
-                self.summary.model_tables.push(ModelTable {
-                    comm,
-                    first: Some((self.file.clone(), o.line)),
-                    host: o.host.clone(),
-                    rows: Default::default(),
-                });
-                let i = self.summary.model_tables.len() - 1;
-                self.tally.open_tables.insert(tkey, i);
-                i
-            }
-        };
-        self.summary.model_tables[i]
-            .rows
-            .entry(func)
-            .or_default()
-            .extend(cells);
-    }
-
     /// Ends the current file: resolves its tallies into the summary.
     pub fn end_file(&mut self, parser: &LineParser) {
         let tally = std::mem::take(&mut self.tally);
@@ -329,6 +207,7 @@ impl Collector {
         }
         self.stats.lines = parser.lines();
         self.stats.warnings = parser.warnings().counts.clone();
+        self.settle_owners(tally.owners, &tally.hosts);
         self.summary.files.push(std::mem::take(&mut self.stats));
     }
 
@@ -341,36 +220,9 @@ impl Collector {
     pub fn finish(self) -> LogSummary {
         self.summary
     }
-}
 
-/// A WARN message with numbers, hex and quoted text replaced, so repeats group together.
-fn template(msg: &str) -> String {
-    let mut out = String::with_capacity(msg.len().min(100));
-    let mut prev_num = false;
-    for ch in msg.chars().take(120) {
-        if ch.is_ascii_digit() {
-            if !prev_num {
-                out.push('N');
-            }
-            prev_num = true;
-        } else {
-            if !(prev_num && (ch.is_ascii_hexdigit() || ch == 'x' || ch == '.')) {
-                prev_num = false;
-                out.push(ch);
-            }
-        }
+    /// The summary, and the commIds its Init lines gave (to join it with other files').
+    pub fn finish_with_ids(self) -> (LogSummary, CommIds) {
+        (self.summary, self.comm_ids)
     }
-    out.trim().to_string()
-}
-
-#[test]
-fn warn_messages_group_by_their_shape() {
-    assert_eq!(
-        template("Call to connect returned Connection refused, retrying 12"),
-        "Call to connect returned Connection refused, retrying N"
-    );
-    assert_eq!(
-        template("NET/IB : Got completion with error 12, opcode 0x1a, len 32"),
-        "NET/IB : Got completion with error N, opcode N, len N"
-    );
 }

@@ -241,6 +241,9 @@ pub enum Event {
     },
     /// An NVLink path in the topology dump.
     NvLink,
+    /// A topology-dump line that shows no NVLink (`=== System : maxBw`, a graph `Pattern`
+    /// line of another type): the topology is in the log.
+    TopologyShown,
     /// `NVLS multicast support is [not ]available on dev N`.
     Nvls {
         /// Available.

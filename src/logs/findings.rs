@@ -5,7 +5,7 @@
 //! | rule | fires when |
 //! |---|---|
 //! | `rdma-not-used` | a host lists IB/RoCE devices but uses `Using network Socket` |
-//! | `gdr-disabled` | `GPU Direct RDMA Disabled` lines (with the GPU/NIC distance) |
+//! | `gdr-disabled` | `GPU Direct RDMA Disabled` lines where traffic may cross the network |
 //! | `shm-not-p2p` | intra-node connections `via SHM` (a problem when NVLink is present) |
 //! | `mixed-nic-links` | one host's `NET/IB : Using` list mixes link types (IB and RoCE) |
 //! | `bootstrap-iface` | bootstrap on docker/loopback/virtual interfaces or 127.x/172.17.x |
@@ -49,7 +49,7 @@ pub struct Finding {
 }
 
 /// Findings for a set of log files (what `analyze --nccl-log` appends).
-pub fn findings_for_files(paths: &[impl AsRef<Path>]) -> Result<Vec<Finding>, LogError> {
+pub fn findings_for_files(paths: &[impl AsRef<Path> + Sync]) -> Result<Vec<Finding>, LogError> {
     Ok(findings(&parse_files(paths, &ParseOptions::default())?))
 }
 
@@ -69,7 +69,7 @@ pub fn findings(s: &LogSummary) -> Vec<Finding> {
                 });
             }
         }
-        if h.gdr_disabled > 0 {
+        if h.gdr_disabled > 0 && inter_node(s, host, h) != Some(false) {
             let dist: Vec<String> = h
                 .gdr_distances
                 .iter()
@@ -77,7 +77,10 @@ pub fn findings(s: &LogSummary) -> Vec<Finding> {
                 .collect();
             out.push(Finding {
                 rule: "gdr-disabled",
-                severity: Severity::Warning,
+                severity: match inter_node(s, host, h) {
+                    Some(_) => Severity::Warning,
+                    None => Severity::Info,
+                },
                 title: format!(
                     "host {name}: GPUDirect RDMA disabled on {} line(s){}",
                     h.gdr_disabled,
@@ -93,9 +96,9 @@ pub fn findings(s: &LogSummary) -> Vec<Finding> {
             let p2p = h.transports.get(&Transport::P2P).map_or(0, |t| t.0);
             out.push(Finding {
                 rule: "shm-not-p2p",
-                severity: if h.nvlink { Severity::Problem } else { Severity::Warning },
+                severity: if h.nvlink == Some(true) { Severity::Problem } else { Severity::Warning },
                 title: format!("host {name}: {n} connection(s) via SHM ({p2p} via P2P)"),
-                detail: if h.nvlink {
+                detail: if h.nvlink == Some(true) {
                     "the topology shows NVLink, yet intra-node traffic goes through host memory: P2P is disabled (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL) or not permitted (IOMMU/ACS, containers)".into()
                 } else {
                     "intra-node traffic goes through host memory rather than GPU peer access: expected only without P2P support; check NCCL_P2P_DISABLE/NCCL_P2P_LEVEL and ACS".into()
@@ -153,6 +156,36 @@ pub fn findings(s: &LogSummary) -> Vec<Finding> {
     out
 }
 
+/// Whether `host`'s traffic crosses the network, as far as the log shows: `Some(true)` with
+/// NET connections on it or a communicator spanning hosts, `Some(false)` when its connection
+/// lines or its communicators' Init lines show it alone and none is NET, `None` when the log
+/// does not say (nothing logged, or a communicator with ranks this log does not show).
+/// GPUDirect RDMA concerns NET traffic only.
+fn inter_node(s: &LogSummary, host: &str, h: &super::summary::HostFacts) -> Option<bool> {
+    if h.transports.contains_key(&Transport::Net) {
+        return Some(true);
+    }
+    let mine = s
+        .comms
+        .values()
+        .filter(|c| c.ranks.values().any(|r| &*r.host == host));
+    let (mut all_here, mut unseen) = (false, false);
+    for c in mine {
+        if c.ranks.values().any(|r| &*r.host != host) {
+            return Some(true);
+        }
+        if c.nranks.is_some_and(|n| n as usize > c.ranks.len()) {
+            unseen = true;
+        } else {
+            all_here = true;
+        }
+    }
+    if unseen {
+        return None;
+    }
+    (!h.transports.is_empty() || all_here).then_some(false)
+}
+
 fn versions(s: &LogSummary, out: &mut Vec<Finding>) {
     let versions = s.versions();
     if versions.len() > 1 {
@@ -160,6 +193,7 @@ fn versions(s: &LogSummary, out: &mut Vec<Finding>) {
             .hosts
             .values()
             .flat_map(|h| h.versions.values().cloned())
+            .chain(s.unattributed_versions.values().cloned())
             .collect();
         out.push(Finding {
             rule: "version-mismatch",

@@ -18,11 +18,12 @@
 //! carry launcher tags or CRLF, or be cut off: prefixes are found anywhere in a line and what
 //! cannot be read is counted ([`warnings`]), never a panic.
 
+mod attribute;
 mod collect;
 mod decision;
 pub mod event;
 pub mod findings;
-mod fxhash;
+mod merge;
 pub mod names;
 mod parser;
 mod prefix;
@@ -54,6 +55,14 @@ use warnings::WarningKind;
 /// Lines longer than this are cut (their rest is skipped): NCCL itself cuts at 1024 bytes up
 /// to 2.28, so only garbage or a binary file gets here.
 pub const MAX_LINE: usize = 1 << 20;
+
+/// The NCCL version a line of captured output names: `NCCL version 2.20.3+cuda12.2` bare (as
+/// 2.18-2.21 print it for rank 0), behind a launcher tag (`[1,0]<stdout>:`, `0: `), or after
+/// an INFO prefix.
+pub fn version_in_line(line: &[u8]) -> Option<NcclVersion> {
+    let at = memchr::memmem::find(line, b"NCCL version ")?;
+    NcclVersion::parse(&line[at + b"NCCL version ".len()..])
+}
 
 /// How to parse.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -176,23 +185,40 @@ pub fn add_reader<R: BufRead>(
 }
 
 /// Parses files (`-` is stdin) into one summary; each file is labelled with its path.
+///
+/// Files are parsed in parallel on all cores (a job of 1,000 ranks writes one
+/// `NCCL_DEBUG_FILE` per process), each into its own summary, joined in the order given; the
+/// result is the same whatever the number of threads. On errors, the first file's in order.
 pub fn parse_files(
-    paths: &[impl AsRef<Path>],
+    paths: &[impl AsRef<Path> + Sync],
     opts: &ParseOptions,
 ) -> Result<LogSummary, LogError> {
-    let mut c = Collector::new(opts);
-    for p in paths {
-        let p = p.as_ref();
-        let label = p.display().to_string();
-        if label == "-" {
-            add_reader(&mut c, io::stdin().lock(), "<stdin>")?;
-            continue;
-        }
-        let file = crate::core::fifo::open_input(p).map_err(|source| LogError::Read {
-            file: label.clone(),
-            source,
-        })?;
-        add_reader(&mut c, io::BufReader::with_capacity(1 << 20, file), &label)?;
+    use rayon::prelude::*;
+    if let [one] = paths {
+        let mut c = Collector::new(opts);
+        add_path(&mut c, one.as_ref())?;
+        return Ok(c.finish());
     }
-    Ok(c.finish())
+    let parts: Vec<Result<_, LogError>> = paths
+        .par_iter()
+        .map(|p| {
+            let mut c = Collector::new(opts);
+            add_path(&mut c, p.as_ref())?;
+            Ok(c.finish_with_ids())
+        })
+        .collect();
+    Ok(merge::merge(parts.into_iter().collect::<Result<_, _>>()?))
+}
+
+/// Parses the file at `p` (`-`: stdin) into `c`.
+fn add_path(c: &mut Collector, p: &Path) -> Result<(), LogError> {
+    let label = p.display().to_string();
+    if label == "-" {
+        return add_reader(c, io::stdin().lock(), "<stdin>");
+    }
+    let file = crate::core::fifo::open_input(p).map_err(|source| LogError::Read {
+        file: label.clone(),
+        source,
+    })?;
+    add_reader(c, io::BufReader::with_capacity(1 << 20, file), &label)
 }

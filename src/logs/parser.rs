@@ -11,12 +11,12 @@
 
 use super::decision::{self, AlgoField, PerCall, TuningLine};
 use super::event::{CollCall, CommInit, Decision, Event, ModelCell, Origin, Phase, Record};
-use super::fxhash::FxMap;
 use super::names::{Algo, NcclVersion, Proto};
 use super::prefix::{Finder, Level, Prefixed};
 use super::table::{self, Row};
 use super::topo;
 use super::warnings::{ParseWarnings, WarningKind};
+use rustc_hash::FxHashMap as FxMap;
 use std::sync::Arc;
 
 /// COLL lines remembered per thread for matching TUNING lines.
@@ -84,13 +84,12 @@ impl LineParser {
     /// message.
     pub fn line(&mut self, bytes: &[u8], f: &mut dyn FnMut(Record)) -> bool {
         self.line += 1;
-        let finder = std::mem::take(&mut self.finder);
+        let finder = self.finder;
         let mut found = false;
         finder.each(bytes, |p| {
             found = true;
             self.message(p, f);
         });
-        self.finder = finder;
         if !found {
             if let Some(at) = memchr::memmem::find(bytes, b"NCCL version ") {
                 // Up to 2.21 rank 0 prints the version bare, without a prefix.

@@ -43,18 +43,14 @@ pub struct Prefixed<'a> {
     pub msg: &'a [u8],
 }
 
-/// Substring searches built once per parser.
-pub struct Finder {
-    marker: memmem::Finder<'static>,
-}
+/// The ` NCCL ` marker's searcher, built once per program: building one costs about as much
+/// as scanning a whole line with it.
+static MARKER: std::sync::LazyLock<memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memmem::Finder::new(b" NCCL "));
 
-impl Default for Finder {
-    fn default() -> Self {
-        Finder {
-            marker: memmem::Finder::new(b" NCCL "),
-        }
-    }
-}
+/// Finds prefixed messages (a handle on the shared searcher; copying it is free).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Finder;
 
 /// A marker found: where its prefix starts, and where its message starts.
 struct Hit<'a> {
@@ -69,7 +65,7 @@ impl Finder {
     pub fn each<'a>(&self, line: &'a [u8], mut f: impl FnMut(Prefixed<'a>)) -> bool {
         let mut pending: Option<Hit<'a>> = None;
         let mut any = false;
-        for pos in self.marker.find_iter(line) {
+        for pos in MARKER.find_iter(line) {
             any = true;
             let Some(hit) = hit_at(line, pos) else {
                 continue;
@@ -237,7 +233,7 @@ type Found = (String, u32, u32, Option<u32>, Level, String, String);
 #[cfg(test)]
 fn all(line: &str) -> Vec<Found> {
     let mut v = Vec::new();
-    Finder::default().each(line.as_bytes(), |p| {
+    Finder.each(line.as_bytes(), |p| {
         v.push((
             String::from_utf8_lossy(p.host).into_owned(),
             p.pid,

@@ -16,6 +16,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// What is left.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         self.s.get(self.i..).unwrap_or(&[])
     }
@@ -27,6 +28,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes `lit` if the rest starts with it.
+    #[inline]
     pub fn lit(&mut self, lit: &[u8]) -> Option<()> {
         if self.rest().starts_with(lit) {
             self.i += lit.len();
@@ -37,6 +39,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips spaces.
+    #[inline]
     pub fn spaces(&mut self) {
         while self.rest().first() == Some(&b' ') {
             self.i += 1;
@@ -44,6 +47,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// An unsigned decimal (at least one digit; saturates at `u64::MAX`).
+    #[inline]
     pub fn uint(&mut self) -> Option<u64> {
         let digits = self
             .rest()
@@ -61,6 +65,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// An unsigned decimal that fits `u32`.
+    #[inline]
     pub fn u32(&mut self) -> Option<u32> {
         let save = self.i;
         match self.uint().and_then(|v| u32::try_from(v).ok()) {
@@ -73,6 +78,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A signed decimal.
+    #[inline]
     pub fn int(&mut self) -> Option<i64> {
         let neg = self.lit(b"-").is_some();
         let v = self.uint()?;
@@ -81,23 +87,27 @@ impl<'a> Cursor<'a> {
     }
 
     /// Hex digits with an optional `0x` (saturates; pointers and bus ids).
+    #[inline]
     pub fn hex(&mut self) -> Option<u64> {
         let _ = self.lit(b"0x");
-        let digits = self
-            .rest()
-            .iter()
-            .take_while(|b| b.is_ascii_hexdigit())
-            .count();
-        if digits == 0 {
+        // One pass: digit values, and saturation once a digit would shift bits out.
+        let (mut v, mut n, mut over) = (0u64, 0usize, false);
+        for &b in self.rest() {
+            let d = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => break,
+            };
+            over |= v >> 60 != 0;
+            v = (v << 4) | u64::from(d);
+            n += 1;
+        }
+        if n == 0 {
             return None;
         }
-        let v = self.rest()[..digits].iter().fold(0u64, |v, &b| {
-            let d = (b as char).to_digit(16).unwrap_or(0);
-            v.checked_mul(16)
-                .map_or(u64::MAX, |v| v.saturating_add(u64::from(d)))
-        });
-        self.i += digits;
-        Some(v)
+        self.i += n;
+        Some(if over { u64::MAX } else { v })
     }
 
     /// A decimal float as printf `%f`/`%g` writes it (`12.5`, `-3`, `1e+06`, `inf`).
@@ -114,6 +124,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Bytes up to (not including) the next space or the end.
+    #[inline]
     pub fn word(&mut self) -> &'a [u8] {
         let rest = self.rest();
         let n = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
@@ -130,6 +141,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Alphanumeric characters (and `_`).
+    #[inline]
     pub fn ident(&mut self) -> &'a [u8] {
         let rest = self.rest();
         let n = rest
@@ -185,6 +197,8 @@ fn the_cursor_rejects_what_does_not_match_and_saturates() {
     );
     assert_eq!(Cursor::new(b"99999999999").u32(), None);
     assert_eq!(Cursor::new(b"0xffffffffffffffffffff").hex(), Some(u64::MAX));
+    assert_eq!(Cursor::new(b"0x00000000000000000000aB").hex(), Some(0xab));
+    assert_eq!(Cursor::new(b"FfFfFfFfFfFfFfFf").hex(), Some(u64::MAX));
     assert_eq!(Cursor::new(b"x").uint(), None);
     assert_eq!(Cursor::new(b"").float(), None);
     assert_eq!(field_u32(b"comm 0x1 rank 3 nranks 8", b"nranks"), Some(8));

@@ -75,8 +75,10 @@ pub struct HostFacts {
     pub net_gdr: u64,
     /// `NVLS multicast support is [not ]available`: (available, evidence).
     pub nvls: Option<(bool, Evidence)>,
-    /// NVLink seen in the topology dump (`NVL[` / `/NVL)` lines).
-    pub nvlink: bool,
+    /// NVLink in the topology: `Some(true)` when a topology line shows an NVLink,
+    /// `Some(false)` when the topology dump is logged without one, `None` when this log does
+    /// not show the topology (GRAPH lines not logged): not seen is not absent.
+    pub nvlink: Option<bool>,
 }
 
 /// One rank of a communicator.
@@ -206,8 +208,10 @@ pub struct FileStats {
 pub struct LogSummary {
     /// Per input file.
     pub files: Vec<FileStats>,
-    /// Per host (`""`: unprefixed lines, such as the bare version line of 2.18-2.21).
+    /// Per host (only hosts named by a prefix or resolved to one).
     pub hosts: BTreeMap<Arc<str>, HostFacts>,
+    /// Bare `NCCL version` lines (2.18-2.21) whose process no line of their file shows.
+    pub unattributed_versions: BTreeMap<String, Evidence>,
     /// Per communicator.
     pub comms: BTreeMap<CommKey, CommFacts>,
     /// Decisions: (communicator, collective, bytes) -> choices seen, most frequent first.
@@ -233,6 +237,7 @@ impl LogSummary {
         self.hosts
             .values()
             .flat_map(|h| h.versions.keys().map(String::as_str))
+            .chain(self.unattributed_versions.keys().map(String::as_str))
             .collect()
     }
 }

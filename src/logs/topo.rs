@@ -79,9 +79,27 @@ pub fn parse(msg: &[u8]) -> Option<Event> {
     if msg.starts_with(b"NCCL_") || msg.starts_with(b"CUDA_") {
         return env(msg);
     }
-    // Topology dump: `+ NVL[240.0] - GPU/...`, `(1/240.0/NVL)`, `type NVL/PIX`.
+    topology(msg)
+}
+
+/// Topology dump lines (GRAPH): `+ NVL[240.0] - GPU/...` and `(1/240.0/NVL)` show NVLink, as
+/// does a graph `Pattern ... type NVL/PIX` (or `NVB`, NVLink through another GPU); the
+/// `=== System : maxBw` header and other `Pattern` lines show a topology without saying
+/// NVLink is there.
+fn topology(msg: &[u8]) -> Option<Event> {
     if memmem::find(msg, b"NVL[").is_some() || memmem::find(msg, b"/NVL)").is_some() {
         return Some(Event::NvLink);
+    }
+    if msg.starts_with(b"Pattern ") {
+        let ty = memmem::find(msg, b", type ").map(|at| &msg[at + 7..])?;
+        return Some(if ty.starts_with(b"NVL") || ty.starts_with(b"NVB") {
+            Event::NvLink
+        } else {
+            Event::TopologyShown
+        });
+    }
+    if msg.starts_with(b"=== System : ") {
+        return Some(Event::TopologyShown);
     }
     None
 }

@@ -29,7 +29,7 @@ pub fn summarize(log: &LogSummary) -> Option<TopologySummary> {
     let mut bootstrap = BTreeSet::new();
     let (mut net_gdr, mut gdr_on, mut gdr_off) = (0, 0, 0);
     let mut nvls: Option<bool> = None;
-    let mut nvlink = false;
+    let mut nvlink: Option<bool> = None;
     for h in log.hosts.values() {
         for (t, (n, _)) in &h.transports {
             *transports.entry(*t).or_default() += n;
@@ -43,7 +43,9 @@ pub fn summarize(log: &LogSummary) -> Option<TopologySummary> {
         if let Some((available, _)) = &h.nvls {
             nvls = Some(nvls.unwrap_or(false) || *available);
         }
-        nvlink |= h.nvlink;
+        if let Some(seen) = h.nvlink {
+            nvlink = Some(nvlink.unwrap_or(false) || seen);
+        }
     }
     let inits: Vec<&CommFacts> = log.comms.values().filter(|c| c.nranks.is_some()).collect();
     let versions: Vec<String> = log.versions().into_iter().map(str::to_string).collect();
@@ -81,7 +83,7 @@ pub fn summarize(log: &LogSummary) -> Option<TopologySummary> {
         gdr_enabled_lines: gdr_on,
         gdr_disabled_lines: gdr_off,
         nvls_available: nvls,
-        nvlink: nvlink.then_some(true),
+        nvlink,
         networks: networks.into_iter().collect(),
         nics: nics.into_iter().collect(),
         bootstrap: bootstrap.into_iter().collect(),

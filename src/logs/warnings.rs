@@ -22,6 +22,9 @@ pub enum WarningKind {
     TableRowWithoutHeader,
     /// The pre-2.18 single-block tuning table, which is not parsed.
     OldTableLayout,
+    /// Channel or connection lines of a thread that never named its communicator (no Init
+    /// line or COLL line after them), in a process with several communicators.
+    UnattributedChannelLines,
     /// An NCCL version outside 2.18-2.30 (parsed with the newest known formats).
     UnknownVersion,
     /// The input did not end with a newline: the last line may be cut off.
@@ -42,6 +45,9 @@ impl WarningKind {
             }
             WarningKind::TableRowWithoutHeader => "tuning-table rows without a header",
             WarningKind::OldTableLayout => "pre-2.18 tuning tables (not parsed)",
+            WarningKind::UnattributedChannelLines => {
+                "channel lines whose communicator no later line names (not counted per communicator)"
+            }
             WarningKind::UnknownVersion => "NCCL versions this parser does not know",
             WarningKind::TruncatedLastLine => "input not ending with a newline",
             WarningKind::OverlongLine => "over-long lines (cut)",

@@ -28,8 +28,9 @@ pub struct TopologySummary {
     pub gdr_disabled_lines: u64,
     /// `NVLS multicast support is [not ]available`: `true` when any process said available.
     pub nvls_available: Option<bool>,
-    /// `Some(true)` when the topology dump showed NVLink; `None` otherwise (the dump is
-    /// printed at GRAPH level only, so its absence proves nothing).
+    /// `Some(true)` when the topology dump showed NVLink, `Some(false)` when the dump is
+    /// logged without one, `None` when it is not logged (GRAPH level only: its absence
+    /// proves nothing).
     pub nvlink: Option<bool>,
     /// `Using network X` (`IB`, `Socket`, `AWS Libfabric`...), sorted.
     pub networks: Vec<String>,

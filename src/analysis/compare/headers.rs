@@ -3,7 +3,7 @@
 //!
 //! The row readers keep only rows, so the run headers are read here, from the same files:
 //! nccl-tests/ncclbench text (`# Rank r Group g Pid p on HOST device d [pci] NAME`,
-//! `nccl-library=CODE`, `# backend: NAME`, `NCCL INFO NCCL version V`), JSON
+//! `nccl-library=CODE`, `# backend: NAME`, `NCCL version V` bare or prefixed), JSON
 //! (`config.devices`, `nccl_version`, `ncclbench.backend`) and CSV (the `backend` column). A
 //! file that records nothing contributes nothing; nothing here fails on any input.
 
@@ -91,11 +91,8 @@ fn layout(procs: &BTreeSet<(String, String)>) -> Option<String> {
 fn scan_text(text: &str, facts: &mut Facts) {
     let mut procs: BTreeSet<(String, String)> = BTreeSet::new();
     for line in text.lines() {
-        if let Some(v) = line.split("NCCL INFO NCCL version ").nth(1) {
-            if let Some(v) = v.split_whitespace().next() {
-                let v = v.split('+').next().unwrap_or(v);
-                facts.nccl_versions.insert(v.to_string());
-            }
+        if let Some(v) = crate::logs::version_in_line(line.as_bytes()) {
+            facts.nccl_versions.insert(v.to_string());
         }
         let Some(at) = line.find('#') else { continue };
         let rest = line[at + 1..].trim();
@@ -202,6 +199,24 @@ mod tests {
             f.nccl_versions.into_iter().collect::<Vec<_>>(),
             ["2.21.5", "2.28.7"]
         );
+    }
+
+    #[test]
+    fn bare_and_tagged_version_lines_of_old_nccl_count() {
+        // NCCL up to 2.21 prints the version without a prefix, on rank 0's stdout only.
+        for line in [
+            "NCCL version 2.20.3+cuda12.2",
+            "[1,0]<stdout>:NCCL version 2.20.3+cuda12.2",
+            "0: NCCL version 2.20.3+cuda12.2",
+        ] {
+            let mut f = Facts::default();
+            scan(&format!("# nThread 1 nGpus 1 minBytes 8\n{line}\n"), &mut f);
+            assert_eq!(
+                f.nccl_versions.into_iter().collect::<Vec<_>>(),
+                ["2.20.3"],
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub fn document(rep: &Report<'_>) -> Value {
         "schema": SCHEMA,
         "nccl_version": if versions.len() == 1 { json!(versions[0]) } else { Value::Null },
         "nccl_versions": versions,
+        "unattributed_versions": rep.summary.unattributed_versions.values().map(|e| evidence(rep, e)).collect::<Vec<_>>(),
         "files": files(rep),
         "hosts": hosts(rep),
         "communicators": communicators(rep),

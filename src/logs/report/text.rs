@@ -19,14 +19,20 @@ pub fn render(rep: &Report<'_>) -> String {
         o,
         "NCCL log: {} file(s), {lines} lines ({nccl} with NCCL messages), {} host(s), {} communicator(s), {} decision line(s)",
         s.files.len(),
-        s.hosts.keys().filter(|h| !h.is_empty()).count(),
+        s.hosts.len(),
         s.comms.len(),
         s.decision_count()
     );
+    for (v, e) in &s.unattributed_versions {
+        let _ = writeln!(
+            o,
+            "NCCL version {} from an unprefixed line whose process this log does not show ({})",
+            r.text(v),
+            rep.place(&e.file, e.line)
+        );
+    }
     for (name, h) in &s.hosts {
-        if !name.is_empty() || s.hosts.len() == 1 {
-            host(&mut o, rep, name, h);
-        }
+        host(&mut o, rep, name, h);
     }
     for (k, c) in &s.comms {
         comm(&mut o, rep, k, c);
@@ -90,11 +96,13 @@ fn host(o: &mut String, rep: &Report<'_>, name: &str, h: &HostFacts) {
             v.join(", ")
         }
     };
-    let _ = writeln!(
-        o,
-        "  1 NCCL version      {}",
+    let version = if h.versions.is_empty() && !rep.summary.versions().is_empty() {
+        "- (not logged for this host's processes: up to 2.21 only rank 0's process prints it)"
+            .to_string()
+    } else {
         join(h.versions.keys().map(|v| r.text(v)).collect())
-    );
+    };
+    let _ = writeln!(o, "  1 NCCL version      {version}");
     let env: Vec<String> = rep
         .summary
         .env
@@ -158,7 +166,11 @@ fn host(o: &mut String, rep: &Report<'_>, name: &str, h: &HostFacts) {
         count(Transport::P2P),
         count(Transport::Shm),
         count(Transport::Net),
-        if h.nvlink { "yes" } else { "not seen" }
+        match h.nvlink {
+            Some(true) => "yes",
+            Some(false) => "none (topology logged)",
+            None => "not shown by this log",
+        }
     );
 }
 

@@ -8,6 +8,9 @@ use crate::logs::{Algo, DecisionPath, Func, Proto};
 use std::io::BufReader;
 use std::path::Path;
 
+mod many_files;
+mod old_logs;
+
 fn sample(name: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/logs")
