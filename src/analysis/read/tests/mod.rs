@@ -3,7 +3,10 @@
 //! ([`malformed`]) and random mutations of all of them ([`mutate`]).
 
 mod fixtures;
+mod inference;
+mod inline_decisions;
 mod json_csv;
+mod legacy_columns;
 mod malformed;
 mod mutate;
 mod samples;
