@@ -112,6 +112,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
         peak_gbs: a.peak_gbs,
         format,
         nccl_logs: a.nccl_log,
+        pool_setups: a.pool_setups,
     })
 }
 
