@@ -29,6 +29,7 @@ mod nccl_lib_search;
 mod nccl_p2p_devices;
 mod nccl_real_lib;
 mod nccl_tuning;
+mod readers_real_world;
 mod redact_outputs;
 mod runner_faults;
 mod teardown_order;
