@@ -3,7 +3,6 @@
 //! `*_perf` program in the file; unknown, with the candidates, when two fit.
 
 use super::legacy_columns::{legacy_text, LEGACY};
-use super::*;
 use crate::analysis::read::read_str;
 
 /// The collective given to every row of `text`, and the inference's basis.
