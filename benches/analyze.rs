@@ -79,6 +79,7 @@ fn bench_analyze(c: &mut Criterion) {
     let set = ReadSet {
         rows: rows(),
         skipped: vec![],
+        inferred: vec![],
     };
     assert_eq!(analyze(&set, None).curves.len(), CURVES);
     let mut group = c.benchmark_group("analyze");

@@ -37,6 +37,7 @@ mod nccl_real_lib;
 mod nccl_tuning;
 mod output_rules;
 mod reader_stream;
+mod readers_real_world;
 mod redact_outputs;
 mod runner_faults;
 mod teardown_order;

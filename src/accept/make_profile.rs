@@ -36,11 +36,30 @@ pub fn make_profile(paths: &[PathBuf], name: &str, margin_pct: f64) -> Result<St
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let shown = shown.join(", ");
     let set = read_files(paths)?;
-    let out_of_place: Vec<&InputRow> = set
+    // Thresholds come only from tables that name their collective: one that `analyze` infers
+    // from the table's evidence is left out here like an unnamed one.
+    let inferred: std::collections::BTreeSet<(&str, &str)> = set
+        .inferred
+        .iter()
+        .filter_map(|i| Some((i.source.file.as_str(), i.collective.as_deref()?)))
+        .collect();
+    let named: Vec<InputRow> = set
         .rows
         .iter()
         .filter(|r| r.placement == Placement::OutOfPlace)
+        .map(|r| {
+            let mut r = r.clone();
+            let guessed = r
+                .collective
+                .as_deref()
+                .is_some_and(|c| inferred.contains(&(r.source.file.as_str(), c)));
+            if guessed {
+                r.collective = None;
+            }
+            r
+        })
         .collect();
+    let out_of_place: Vec<&InputRow> = named.iter().collect();
     let unnamed = out_of_place
         .iter()
         .filter(|r| r.collective.is_none())

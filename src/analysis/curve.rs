@@ -73,8 +73,9 @@ pub struct SwitchPoint {
 /// Something in the curve an engineer should look at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Anomaly {
-    /// `dip`, `placement_disagreement`, `wrong_data`, `cycle_disagreement`, `outlier`,
-    /// `unusable_time` (rows whose time is not a finite non-negative number).
+    /// `dip`, `time_drop`, `placement_disagreement`, `wrong_data`, `cycle_disagreement`,
+    /// `outlier`, `fit_extrapolates`, `decision_change_without_step`, `unusable_time` (rows
+    /// whose time is not a finite non-negative number).
     pub kind: String,
     /// Size concerned.
     pub bytes: u64,
@@ -99,14 +100,28 @@ pub struct CurveReport {
     pub rows: usize,
     /// busbw = algbw x this factor (from the collective table, or measured from the rows).
     pub busbw_factor: f64,
-    /// Median time at the smallest sizes, microseconds.
-    pub latency_floor_us: f64,
+    /// How the collective was inferred, for a table that did not name it; `None` when the
+    /// file named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective_basis: Option<String>,
+    /// The setup (GPU model, layout, NCCL version) of the files behind this curve, when files
+    /// of different setups were kept apart; `None` when every file agrees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
+    /// Median time at the smallest sizes, microseconds; `None` when the smallest size is not
+    /// latency-bound (the reason is in `notes`).
+    pub latency_floor_us: Option<f64>,
     /// Plateau bus bandwidth measured at the largest sizes, GB/s.
     pub plateau_busbw_gbs: f64,
     /// Plateau bus bandwidth of the last fitted regime, GB/s.
     pub plateau_busbw_fit_gbs: f64,
-    /// Half-performance size: alpha x bandwidth of the last regime, bytes.
-    pub half_perf_bytes: f64,
+    /// Whether the fitted plateau lies above every measured busbw of its regime (the fit
+    /// extrapolates; the measured plateau is the headline).
+    #[serde(default)]
+    pub plateau_fit_extrapolates: bool,
+    /// Half-performance size: alpha x bandwidth of the last regime, bytes; `None` when the
+    /// regime has no positive latency or no bandwidth term (the reason is in `notes`).
+    pub half_perf_bytes: Option<f64>,
     /// Smallest measured size whose busbw reaches 90% of the plateau.
     pub sat90_bytes: Option<u64>,
     /// Plateau busbw / `--peak-gbs`, percent.
@@ -121,6 +136,9 @@ pub struct CurveReport {
     pub anomalies: Vec<Anomaly>,
     /// The pooled points (for plots).
     pub points: Vec<CurvePoint>,
+    /// Why a number is missing or not what it seems, one line each, starting with the field.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// The whole analysis.
@@ -136,4 +154,8 @@ pub struct Analysis {
     pub peak_gbs: Option<f64>,
     /// One report per curve, sorted by key.
     pub curves: Vec<CurveReport>,
+    /// What the whole input needs said: tables whose collective stayed unknown, files kept
+    /// apart because their setups differ.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }

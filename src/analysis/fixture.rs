@@ -80,11 +80,14 @@ pub(crate) fn all_reduce() -> CurveReport {
         nranks: 8,
         placement: "out_of_place".into(),
         rows: 112,
+        collective_basis: None,
+        setup: None,
         busbw_factor: f,
-        latency_floor_us: 10.05,
+        latency_floor_us: Some(10.05),
         plateau_busbw_gbs: 347.6,
         plateau_busbw_fit_gbs: 350.0,
-        half_perf_bytes: 6.0e6,
+        half_perf_bytes: Some(6.0e6),
+        plateau_fit_extrapolates: false,
         sat90_bytes: Some(64 << 20),
         efficiency_pct: Some(86.9),
         switch_points_bytes: vec![131072, 8388608],
@@ -103,6 +106,7 @@ pub(crate) fn all_reduce() -> CurveReport {
         regimes,
         anomalies: vec![],
         points: pts,
+        notes: vec![],
     }
 }
 
@@ -120,11 +124,14 @@ pub(crate) fn all_gather() -> CurveReport {
         nranks: 8,
         placement: "in_place".into(),
         rows: 38,
+        collective_basis: None,
+        setup: None,
         busbw_factor: f,
-        latency_floor_us: 8.05,
+        latency_floor_us: Some(8.05),
         plateau_busbw_gbs: 139.2,
         plateau_busbw_fit_gbs: 140.0,
-        half_perf_bytes: 3.2e6,
+        half_perf_bytes: Some(3.2e6),
+        plateau_fit_extrapolates: false,
         sat90_bytes: Some(32 << 20),
         efficiency_pct: Some(34.8),
         switch_points_bytes: vec![1 << 20],
@@ -134,6 +141,7 @@ pub(crate) fn all_gather() -> CurveReport {
             tuning_change: None,
         }],
         points: points(10, 28, &regimes, f, 2),
+        notes: vec![],
         regimes,
         anomalies: vec![],
     }
@@ -162,11 +170,14 @@ pub(crate) fn reduce_scatter() -> CurveReport {
         nranks: 4,
         placement: "out_of_place".into(),
         rows: 45,
+        collective_basis: None,
+        setup: None,
         busbw_factor: f,
-        latency_floor_us: 15.2,
+        latency_floor_us: Some(15.2),
         plateau_busbw_gbs: 59.1,
         plateau_busbw_fit_gbs: 60.0,
-        half_perf_bytes: 1.2e6,
+        half_perf_bytes: Some(1.2e6),
+        plateau_fit_extrapolates: false,
         sat90_bytes: Some(16 << 20),
         efficiency_pct: Some(14.8),
         regimes,
@@ -186,6 +197,7 @@ pub(crate) fn reduce_scatter() -> CurveReport {
             anomaly("wrong_data", 16 << 20, "#wrong 2 in cycle 1 of 3"),
         ],
         points: pts,
+        notes: vec![],
     }
 }
 
@@ -207,11 +219,14 @@ pub(crate) fn broadcast() -> CurveReport {
         nranks: 2,
         placement: "out_of_place".into(),
         rows: 2,
+        collective_basis: None,
+        setup: None,
         busbw_factor: 1.0,
-        latency_floor_us: 9.5,
+        latency_floor_us: Some(9.5),
         plateau_busbw_gbs: 0.0017,
         plateau_busbw_fit_gbs: f64::NAN,
-        half_perf_bytes: f64::NAN,
+        half_perf_bytes: None,
+        plateau_fit_extrapolates: false,
         sat90_bytes: Some(16),
         efficiency_pct: Some(0.0),
         regimes: vec![],
@@ -219,6 +234,7 @@ pub(crate) fn broadcast() -> CurveReport {
         switch_points: vec![],
         anomalies: vec![],
         points: vec![point(8, 9.5), point(16, 9.6)],
+        notes: vec![],
     }
 }
 
@@ -250,5 +266,6 @@ pub(crate) fn analysis() -> Analysis {
         skipped: skipped(),
         peak_gbs: Some(400.0),
         curves: vec![all_gather(), all_reduce(), broadcast(), reduce_scatter()],
+        notes: vec![],
     }
 }

@@ -82,6 +82,18 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// How the collective of a table without a `Collective test starting` line was worked out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inference {
+    /// The table's column-header line.
+    pub source: SourceRef,
+    /// The collective its rows were given; `None` when the evidence did not single one out.
+    pub collective: Option<String>,
+    /// The evidence, in one line (`busbw/algbw 1.750 = 2(n-1)/n at 8 ranks; ...`), and the
+    /// candidates left when it was not enough.
+    pub basis: String,
+}
+
 /// Everything read from the input files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReadSet {
@@ -90,4 +102,7 @@ pub struct ReadSet {
     /// Rows (or row-like lines) that could not be used; they are counted and reported, never
     /// silently dropped.
     pub skipped: Vec<Skipped>,
+    /// Tables whose collective the file did not name, and what was inferred for them.
+    #[serde(default)]
+    pub inferred: Vec<Inference>,
 }

@@ -113,12 +113,16 @@ pub(crate) fn key_label(c: &CurveReport) -> String {
     if !c.op.is_empty() {
         head.push(c.op.as_str());
     }
-    format!(
+    let mut label = format!(
         "{}, {} ranks, {}",
         head.join(" "),
         nranks(c.nranks),
         c.placement
-    )
+    );
+    if let Some(setup) = &c.setup {
+        label.push_str(&format!(" [{setup}]"));
+    }
+    label
 }
 
 /// A filesystem-safe file stem for the curve: `all_reduce-float-sum-n8-out_of_place`. Every

@@ -119,6 +119,10 @@ pub(crate) struct AnalyzeArgs {
     /// after the curves
     #[arg(long = "nccl-log", value_name = "FILE")]
     pub nccl_log: Vec<PathBuf>,
+    /// Pool curves of files whose setups (GPU model, host/process layout, NCCL version) differ;
+    /// without it such files' curves are kept apart and the report says why
+    #[arg(long = "pool-setups")]
+    pub pool_setups: bool,
 }
 
 /// Flags of `ncclbench logs`.

@@ -125,6 +125,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
         peak_gbs: a.peak_gbs,
         format,
         nccl_logs: a.nccl_log,
+        pool_setups: a.pool_setups,
     })
 }
 

@@ -22,7 +22,12 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
                 .unwrap_or_default()
         )));
     }
-    let analysis = crate::analysis::build::analyze(&set, cfg.peak_gbs);
+    let setups = crate::analysis::compare::headers::per_file(&cfg.files)
+        .into_iter()
+        .map(|(file, facts)| (file, facts.label()))
+        .collect();
+    let analysis =
+        crate::analysis::build::analyze_setups(&set, cfg.peak_gbs, &setups, cfg.pool_setups);
     let format = match cfg.format {
         ReportFormat::Text => crate::analysis::report::Format::Text,
         ReportFormat::Markdown => crate::analysis::report::Format::Markdown,

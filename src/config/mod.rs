@@ -217,4 +217,6 @@ pub struct AnalyzeConfig {
     pub format: ReportFormat,
     /// `--nccl-log FILE`: NCCL debug logs whose findings are reported next to the curves.
     pub nccl_logs: Vec<PathBuf>,
+    /// `--pool-setups`: pool curves of files whose setups differ.
+    pub pool_setups: bool,
 }

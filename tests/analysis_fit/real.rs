@@ -50,5 +50,6 @@ pub fn parse(text: &str, default: Collective) -> ReadSet {
     ReadSet {
         rows,
         skipped: vec![],
+        inferred: vec![],
     }
 }

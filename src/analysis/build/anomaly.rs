@@ -5,6 +5,9 @@
 //!   larger relative sample spread (`(max - min) / median`) of the two sizes when both were
 //!   measured more than once (cycles, runs), else [`DEFAULT_NOISE`]; never below
 //!   [`MIN_NOISE`].
+//! * `time_drop`: the time falls from one size to the next larger one by more than that band
+//!   (reported at the smaller size, naming both).
+//! * `fit_extrapolates`: the last regime's fitted busbw is above every busbw measured in it.
 //! * `placement_disagreement`: the in-place and out-of-place median times of one size differ by
 //!   more than [`DISAGREEMENT`] of the out-of-place time (reported on both curves).
 //! * `wrong_data`: rows with `#wrong > 0` (or a legacy `error` above 0), with the values.
@@ -23,6 +26,8 @@ use std::collections::BTreeMap;
 pub const DEFAULT_NOISE: f64 = 0.05;
 /// Smallest noise band for dips (rounding of printed times).
 pub const MIN_NOISE: f64 = 0.01;
+/// Multiples of the fit's noise a time must fall by to be a `time_drop`.
+pub const NOISE_SIGMAS: f64 = 3.0;
 /// Relative difference above which placements or cycles disagree.
 pub const DISAGREEMENT: f64 = 0.10;
 
@@ -63,6 +68,51 @@ pub fn dips(points: &[CurvePoint]) -> Vec<Anomaly> {
             })
         })
         .collect()
+}
+
+/// `time_drop` anomalies: a larger size that takes less time than the size before it by more
+/// than the noise: the band of [`dips`], and at least [`NOISE_SIGMAS`] times the fit's relative
+/// noise `noise` (small sizes of a jittery host jump by 10-20% both ways). A collective moving
+/// more data cannot be faster unless the smaller size ran with a poor protocol or algorithm
+/// choice; both sizes are named.
+pub fn time_drops(points: &[CurvePoint], noise: f64) -> Vec<Anomaly> {
+    points
+        .windows(2)
+        .filter_map(|w| {
+            let (a, b) = (&w[0], &w[1]);
+            let band = match (spread(a), spread(b)) {
+                (Some(x), Some(y)) => x.max(y),
+                _ => DEFAULT_NOISE,
+            }
+            .max(MIN_NOISE)
+            .max(NOISE_SIGMAS * noise.max(0.0));
+            let falls = a.bytes > 0 && b.bytes > a.bytes && b.time_us < a.time_us * (1.0 - band);
+            falls.then(|| {
+                let detail = format!(
+                    "time falls from {:.2} us at {} B to {:.2} us at {} B (-{:.1}%, noise band \
+                     {:.1}%): the smaller size probably ran with a poor protocol or algorithm choice",
+                    a.time_us,
+                    a.bytes,
+                    b.time_us,
+                    b.bytes,
+                    (1.0 - b.time_us / a.time_us) * 100.0,
+                    band * 100.0
+                );
+                anomaly("time_drop", a.bytes, detail)
+            })
+        })
+        .collect()
+}
+
+/// The `fit_extrapolates` anomaly of a last regime whose fitted busbw exceeds every measured
+/// busbw in it (`max_measured`).
+pub fn fit_extrapolation(r: &Regime, max_measured: f64) -> Anomaly {
+    let detail = format!(
+        "fitted plateau {:.2} GB/s is above every measured busbw of its regime {} B..{} B (at \
+         most {:.2} GB/s): the fit extrapolates beyond the data; quote the measured plateau",
+        r.busbw_gbs, r.from_bytes, r.to_bytes, max_measured
+    );
+    anomaly("fit_extrapolates", r.from_bytes, detail)
 }
 
 /// `cycle_disagreement` anomalies: sizes whose samples spread too far.
@@ -129,8 +179,8 @@ pub fn placement_disagreements(curves: &mut [CurveReport]) {
     for i in 1..curves.len() {
         let (left, right) = curves.split_at_mut(i);
         let (a, b) = (&mut left[i - 1], &mut right[0]);
-        let same = (&a.collective, &a.dtype, &a.op, a.nranks)
-            == (&b.collective, &b.dtype, &b.op, b.nranks);
+        let same = (&a.collective, &a.dtype, &a.op, a.nranks, &a.setup)
+            == (&b.collective, &b.dtype, &b.op, b.nranks, &b.setup);
         let (ip, oop) = match (a.placement.as_str(), b.placement.as_str()) {
             ("in_place", "out_of_place") if same => (a, b),
             ("out_of_place", "in_place") if same => (b, a),

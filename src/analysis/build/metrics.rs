@@ -1,14 +1,16 @@
 //! The numbers of one curve: its fitted regimes (from [`crate::analysis::fit`]) and the
 //! whole-curve figures an engineer reads off a busbw plot.
 //!
-//! Definitions (every value is finite; "undefined" is reported as 0 or `None`):
+//! Definitions (every value is finite; "undefined" is reported as 0 or `None`, and a `None`
+//! that an engineer would otherwise read as a number comes with its reason for the notes):
 //! * latency floor: median of the pooled times of the smallest (up to) three sizes with
-//!   `bytes > 0`; 0 when there is none.
+//!   `bytes > 0`; `None` when there is none or the smallest size is bandwidth-bound.
 //! * measured plateau: median busbw of the largest (up to) three sizes; 0 without points.
-//! * fitted plateau: busbw of the last regime; 0 without regimes or when that regime is flat.
+//! * fitted plateau: busbw of the last regime; 0 without regimes or when that regime is flat;
+//!   flagged when it lies above every measured busbw of its regime (an extrapolation).
 //! * half-performance size: `alpha / beta` of the last regime, in bytes of the size axis (where
-//!   the latency and bandwidth terms are equal and busbw is half the fitted plateau); 0 when
-//!   undefined.
+//!   the latency and bandwidth terms are equal and busbw is half the fitted plateau); `None`
+//!   with the reason when undefined (no regime, no bandwidth term, alpha clamped to 0).
 //! * 90% size: the smallest measured size whose busbw reaches 90% of the measured plateau.
 //! * switch points: the first size of every regime after the first, with the measured relative
 //!   time change from the previous size and the change of NCCL's decision when annotated.
@@ -82,10 +84,40 @@ pub fn fit_regimes(points: &[CurvePoint], scale: &Scale) -> Fitted {
     }
 }
 
-/// Median time of the smallest up-to-three sizes with `bytes > 0`, or 0.
-pub fn latency_floor_us(points: &[CurvePoint]) -> f64 {
-    let times = points.iter().filter(|p| p.bytes > 0).take(3);
-    median(times.map(|p| p.time_us).collect()).unwrap_or(0.0)
+/// Median time of the smallest up-to-three sizes with `bytes > 0`; `None` (with the reason)
+/// when there is none, or when the fit says the smallest size is bandwidth-bound: the first
+/// regime's transfer term at that size (`S / B`) exceeds its latency term (alpha), as in a
+/// sweep that starts at 8 MiB, which measures no latency. The fitted terms decide, not the
+/// measured time, so one noisy small size cannot hide a floor. Without regimes (too few
+/// sizes) the median stands unchecked.
+pub fn latency_floor_us(
+    points: &[CurvePoint],
+    regimes: &[Regime],
+    scale: &Scale,
+) -> (Option<f64>, Option<String>) {
+    let sized: Vec<&CurvePoint> = points.iter().filter(|p| p.bytes > 0).collect();
+    let Some(floor) = median(sized.iter().take(3).map(|p| p.time_us).collect()) else {
+        return (None, Some("latency_floor_us: no size above 0 B".into()));
+    };
+    if let (Some(first), Some(r)) = (sized.first(), regimes.first()) {
+        // beta = algbw_ratio / algbw; a regime without a bandwidth term transfers nothing.
+        let transfer = if r.algbw_gbs > 0.0 {
+            scale.algbw_ratio * first.bytes as f64 / (r.algbw_gbs * 1e3)
+        } else {
+            0.0
+        };
+        if transfer > r.alpha_us {
+            return (
+                None,
+                Some(format!(
+                    "latency_floor_us: none; the smallest size {} B is bandwidth-bound (fitted \
+                     transfer term {transfer:.2} us above the latency term {:.2} us)",
+                    first.bytes, r.alpha_us
+                )),
+            );
+        }
+    }
+    (Some(floor), None)
 }
 
 /// Median busbw of the largest up-to-three sizes, or 0.
@@ -99,14 +131,51 @@ pub fn plateau_fit_gbs(regimes: &[Regime]) -> f64 {
     regimes.last().map_or(0.0, |r| r.busbw_gbs)
 }
 
-/// `alpha x bandwidth` of the last regime in bytes, or 0 when it has no bandwidth term.
-pub fn half_perf_bytes(regimes: &[Regime], scale: &Scale) -> f64 {
+/// `alpha x bandwidth` of the last regime in bytes; `None` without regimes, and (with the
+/// reason) when that regime has no bandwidth term, or when its alpha is 0 (the fit clamps a negative
+/// latency to 0, and a 0 B half-performance size would be an artefact of that clamp).
+pub fn half_perf_bytes(regimes: &[Regime], scale: &Scale) -> (Option<f64>, Option<String>) {
+    let none = |why: String| (None, Some(format!("half_perf_bytes: none; {why}")));
+    // NaN counts as not positive.
+    let positive = |v: f64| v > 0.0;
     match regimes.last() {
-        Some(r) if r.algbw_gbs > 0.0 && scale.algbw_ratio > 0.0 => {
-            finite(r.alpha_us * r.algbw_gbs * 1e3 / scale.algbw_ratio)
+        // No regimes: nothing fitted, which the empty regime list already says.
+        None => (None, None),
+        Some(r) if !(positive(r.algbw_gbs) && positive(scale.algbw_ratio)) => {
+            none("the last regime's time does not grow with size".into())
         }
-        _ => 0.0,
+        Some(r) if !positive(r.alpha_us) => none(format!(
+            "the last regime's ({} B..{} B) fitted latency is 0 (clamped)",
+            r.from_bytes, r.to_bytes
+        )),
+        Some(r) => {
+            let v = r.alpha_us * r.algbw_gbs * 1e3 / scale.algbw_ratio;
+            if v.is_finite() {
+                (Some(v), None)
+            } else {
+                none("the product overflows".into())
+            }
+        }
     }
+}
+
+/// How far the fitted plateau may lie above the best measured busbw of its regime before the
+/// fit counts as extrapolating. An alpha-beta asymptote is always above every measured point
+/// (busbw(S) = B x S / (S + alpha x B)); within this share the sweep reached the plateau.
+pub const EXTRAPOLATION: f64 = 0.02;
+
+/// Whether the last regime's fitted busbw lies more than [`EXTRAPOLATION`] above every
+/// measured busbw of that regime: then the sweep never reached the fitted plateau, the fit
+/// extrapolates beyond the data, and the measured plateau is the number to quote.
+/// `Some(max measured)` in that case.
+pub fn fit_extrapolates(points: &[CurvePoint], regimes: &[Regime]) -> Option<f64> {
+    let r = regimes.last().filter(|r| r.busbw_gbs > 0.0)?;
+    let max = points
+        .iter()
+        .filter(|p| p.bytes >= r.from_bytes && p.bytes <= r.to_bytes)
+        .map(|p| p.busbw_gbs)
+        .fold(f64::NEG_INFINITY, f64::max);
+    (max.is_finite() && r.busbw_gbs > max * (1.0 + EXTRAPOLATION)).then_some(max)
 }
 
 /// Smallest size with busbw at least 90% of `plateau`; `None` when the plateau is not positive.

@@ -76,7 +76,13 @@ fn assert_finite(a: &Analysis) {
             serde_json::Value::Null => assert!(
                 matches!(
                     key,
-                    "efficiency_pct" | "sat90_bytes" | "tuning" | "tuning_change" | "peak_gbs"
+                    "efficiency_pct"
+                        | "sat90_bytes"
+                        | "tuning"
+                        | "tuning_change"
+                        | "peak_gbs"
+                        | "latency_floor_us"
+                        | "half_perf_bytes"
                 ),
                 "non-finite number at {key}"
             ),
@@ -104,6 +110,7 @@ fn random_hostile_rows_never_panic_nor_produce_non_finite_numbers() {
         let set = ReadSet {
             rows,
             skipped: vec![],
+            inferred: vec![],
         };
         let peak = pick(&mut state, &[None, Some(0.0), Some(f64::NAN), Some(400.0)]);
         let a = analyze(&set, peak);

@@ -78,12 +78,37 @@ fn report(id: &CurveId, sizes: &BTreeMap<u64, Vec<&InputRow>>, keep: &[u64]) -> 
     curve_report(&key(id), &rows, None)
 }
 
-fn change(before: f64, after: f64) -> Change {
-    let rel = after / before - 1.0;
+/// The change of one whole-curve number; a side without the number (with its reason among
+/// that side's notes, found by the field name) makes the change null and says why.
+fn change(
+    field: &str,
+    before: (Option<f64>, &CurveReport),
+    after: (Option<f64>, &CurveReport),
+) -> Change {
+    let why = |side: &str, r: &CurveReport| {
+        let note = r.notes.iter().find(|n| n.starts_with(field))?;
+        Some(format!("{side}: {note}"))
+    };
+    let reasons: Vec<String> = [
+        before
+            .0
+            .is_none()
+            .then(|| why("before", before.1))
+            .flatten(),
+        after.0.is_none().then(|| why("after", after.1)).flatten(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let change = match (before.0, after.0) {
+        (Some(b), Some(a)) => Some(a / b - 1.0).filter(|r| b > 0.0 && r.is_finite()),
+        _ => None,
+    };
     Change {
-        before,
-        after,
-        change: (before > 0.0 && rel.is_finite()).then_some(rel),
+        before: before.0,
+        after: after.0,
+        change,
+        reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
     }
 }
 
@@ -182,8 +207,20 @@ fn curve(
         slower,
         faster,
         unchanged,
-        latency_floor_us: change(rb.latency_floor_us, ra.latency_floor_us),
-        plateau_busbw_gbs: change(rb.plateau_busbw_gbs, ra.plateau_busbw_gbs),
-        half_perf_bytes: change(rb.half_perf_bytes, ra.half_perf_bytes),
+        latency_floor_us: change(
+            "latency_floor_us",
+            (rb.latency_floor_us, &rb),
+            (ra.latency_floor_us, &ra),
+        ),
+        plateau_busbw_gbs: change(
+            "plateau_busbw_gbs",
+            (Some(rb.plateau_busbw_gbs), &rb),
+            (Some(ra.plateau_busbw_gbs), &ra),
+        ),
+        half_perf_bytes: change(
+            "half_perf_bytes",
+            (rb.half_perf_bytes, &rb),
+            (ra.half_perf_bytes, &ra),
+        ),
     }
 }

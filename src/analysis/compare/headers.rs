@@ -25,6 +25,42 @@ pub struct Facts {
     pub backends: BTreeSet<String>,
 }
 
+impl Facts {
+    /// The setup as one line (`GPU NVIDIA H100 80GB HBM3; 2 hosts, 16 processes; NCCL
+    /// 2.22.3`); empty when nothing is recorded.
+    pub fn label(&self) -> String {
+        let join = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
+        let mut parts = Vec::new();
+        if !self.gpus.is_empty() {
+            parts.push(format!("GPU {}", join(&self.gpus)));
+        }
+        if !self.layouts.is_empty() {
+            parts.push(join(&self.layouts));
+        }
+        if !self.nccl_versions.is_empty() {
+            parts.push(format!("NCCL {}", join(&self.nccl_versions)));
+        }
+        if !self.backends.is_empty() {
+            parts.push(format!("backend {}", join(&self.backends)));
+        }
+        parts.join("; ")
+    }
+}
+
+/// The facts of each file under `paths`, keyed as the readers name files
+/// (`path.display()`); files that cannot be read are left out.
+pub fn per_file(paths: &[PathBuf]) -> Vec<(String, Facts)> {
+    let mut out = Vec::new();
+    for file in expand(paths, Take::Regular) {
+        if let Some(text) = load(&file) {
+            let mut facts = Facts::default();
+            scan(&text, &mut facts);
+            out.push((file.display().to_string(), facts));
+        }
+    }
+    out
+}
+
 /// The facts of every file under `paths`.
 pub fn gather(paths: &[PathBuf]) -> Facts {
     let mut facts = Facts::default();

@@ -71,12 +71,16 @@ pub struct SizeComparison {
 /// A whole-curve number before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
-    /// Before (from the analysis fit of the sizes both sides share).
-    pub before: f64,
+    /// Before (from the analysis fit of the sizes both sides share); null when that side
+    /// has no such number (a bandwidth-bound smallest size has no latency floor).
+    pub before: Option<f64>,
     /// After.
-    pub after: f64,
-    /// after / before - 1; null when before is not positive.
+    pub after: Option<f64>,
+    /// after / before - 1; null when either side is null or before is not positive.
     pub change: Option<f64>,
+    /// Why a side is null, when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Everything compared for one curve.

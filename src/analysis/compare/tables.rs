@@ -66,7 +66,8 @@ fn change(c: &Change, fmt: fn(f64) -> String) -> String {
     let rel = c
         .change
         .map_or(String::new(), |r| format!(" ({})", units::jump(r)));
-    format!("{} -> {}{rel}", fmt(c.before), fmt(c.after))
+    let side = |v: Option<f64>| v.map_or_else(|| units::NONE.to_string(), fmt);
+    format!("{} -> {}{rel}", side(c.before), side(c.after))
 }
 
 /// One row per compared curve: key, counts by verdict, and the whole-curve changes.
@@ -162,6 +163,14 @@ pub(crate) fn curve_notes(c: &CurveComparison) -> Vec<String> {
             .join(", ")
     };
     let mut notes = Vec::new();
+    for (what, change) in [
+        ("latency floor", &c.latency_floor_us),
+        ("half-performance size", &c.half_perf_bytes),
+    ] {
+        if let Some(reason) = &change.reason {
+            notes.push(format!("no {what} change: {reason}"));
+        }
+    }
     if !c.only_before_bytes.is_empty() {
         notes.push(format!(
             "only before (not compared): {}",

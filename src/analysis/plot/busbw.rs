@@ -152,7 +152,7 @@ fn plateau(chart: &mut Chart, c: &CurveReport) -> Vec<LegendItem> {
 /// Half-performance and 90%-of-plateau markers.
 fn markers(chart: &mut Chart, c: &CurveReport) -> Vec<LegendItem> {
     let mut legend = Vec::new();
-    let half = c.half_perf_bytes;
+    let half = c.half_perf_bytes.unwrap_or(f64::NAN);
     if half.is_finite() && half > 0.0 {
         let stroke = Stroke::dashed(HALF_COLOR, 2.0, "6 4");
         let text = format!("half-perf {}", units::size_f(half));

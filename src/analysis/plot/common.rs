@@ -22,7 +22,7 @@ pub(crate) fn subtitle(c: &CurveReport) -> String {
         c.rows,
         c.points.len(),
         units::factor(c.busbw_factor),
-        units::us(c.latency_floor_us)
+        units::us(c.latency_floor_us.unwrap_or(f64::NAN))
     )
 }
 

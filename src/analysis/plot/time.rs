@@ -58,7 +58,7 @@ fn time_range(c: &CurveReport, x: &Axis) -> (f64, f64) {
     });
     let (lo, hi) = points
         .chain(fit)
-        .chain([c.latency_floor_us])
+        .chain(c.latency_floor_us)
         .filter_map(|t| transform(Kind::Log10, t))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
             (lo.min(t), hi.max(t))
@@ -72,11 +72,14 @@ fn time_range(c: &CurveReport, x: &Axis) -> (f64, f64) {
 
 /// The dashed latency-floor line, labelled at the right end (where times are high).
 fn floor(chart: &mut Chart, c: &CurveReport) -> Vec<LegendItem> {
-    let Some(y) = chart.y.px(c.latency_floor_us) else {
+    let Some(floor) = c.latency_floor_us else {
+        return Vec::new();
+    };
+    let Some(y) = chart.y.px(floor) else {
         return Vec::new();
     };
     let stroke = Stroke::dashed(FLOOR_COLOR, 2.0, "10 6");
-    let text = format!("latency floor {} us", units::us(c.latency_floor_us));
+    let text = format!("latency floor {} us", units::us(floor));
     chart.svg.open_group("floor");
     chart.svg.line(chart.x.px_lo, y, chart.x.px_hi, y, stroke);
     let style = TextStyle::new(15.0, "end", FLOOR_COLOR);

@@ -58,6 +58,7 @@ pub fn read_files(paths: &[PathBuf]) -> Result<ReadSet, Error> {
         };
         all.rows.extend(set.rows);
         all.skipped.extend(set.skipped);
+        all.inferred.extend(set.inferred);
     }
     Ok(all)
 }
@@ -124,6 +125,7 @@ fn read_dir(dir: &Path) -> Result<ReadSet, Error> {
             recognised += 1;
             all.rows.extend(set.rows);
             all.skipped.extend(set.skipped);
+            all.inferred.extend(set.inferred);
         }
     }
     if recognised == 0 {

@@ -65,7 +65,13 @@ pub(crate) fn render(analysis: &Analysis, charts: &[Charts]) -> String {
                 push_table(&mut out, &t, &[]);
             }
         }
+        for note in table::notes(c) {
+            out.push_str(&format!("<p>note: {}</p>\n", escape(&note)));
+        }
         out.push_str("</section>\n");
+    }
+    for note in &analysis.notes {
+        out.push_str(&format!("<p>note: {}</p>\n", escape(note)));
     }
     push_skipped(&mut out, analysis);
     out.push_str("</body>\n</html>\n");

@@ -3,9 +3,10 @@
 //! # Schema `ncclbench-analysis/1`
 //!
 //! A stable, documented interface; new keys may be added, none are renamed or removed within
-//! a schema version. A curve too short to fit has no regimes and 0 for the fitted numbers;
-//! `sat90_bytes` and `efficiency_pct` are `null` when undefined (a non-finite number, which the
-//! builder never produces, would also be written as `null`).
+//! a schema version. A curve too short to fit has no regimes, 0 for the fitted plateau and a
+//! `null` half-performance size; `latency_floor_us`, `half_perf_bytes`, `sat90_bytes` and
+//! `efficiency_pct` are `null` when undefined, the first two with the reason in `notes` (a
+//! non-finite number, which the builder never produces, would also be written as `null`).
 //!
 //! ```text
 //! {
@@ -21,11 +22,14 @@
 //!     "nranks": 8,                 // 0 = unknown
 //!     "placement": "out_of_place", // or "in_place"
 //!     "rows": 112,                 // input rows pooled into the curve
+//!     "collective_basis": "inferred from ...", // only when the file did not name it
+//!     "setup": "GPU ...; 2 hosts, 16 processes; NCCL 2.22.3", // only when kept apart
 //!     "busbw_factor": 1.75,        // busbw = algbw x factor
-//!     "latency_floor_us": 10.05,   // median time at the smallest sizes
+//!     "latency_floor_us": 10.05,   // median time at the smallest sizes, or null
 //!     "plateau_busbw_gbs": 347.6,  // measured at the largest sizes
 //!     "plateau_busbw_fit_gbs": 350.0, // busbw of the last fitted regime
-//!     "half_perf_bytes": 6000000.0,   // alpha x bandwidth of the last regime
+//!     "plateau_fit_extrapolates": false, // fitted plateau > 1.02 x every measured busbw
+//!     "half_perf_bytes": 6000000.0,   // alpha x bandwidth of the last regime, or null
 //!     "sat90_bytes": 67108864,     // smallest size reaching 90% of the plateau, or null
 //!     "efficiency_pct": 86.9,      // plateau / peak_gbs x 100, or null
 //!     "regimes": [{"from_bytes": 8, "to_bytes": 65536, "alpha_us": 10.0,
@@ -37,11 +41,14 @@
 //!                        "time_jump": 0.136,    // relative time change at the switch
 //!                        "tuning_change": "Tree/LL -> Ring/LL128"}], // or null
 //!     "anomalies": [{"kind": "dip", "bytes": 4194304, "detail": "..."}],
-//!       // kinds: dip, placement_disagreement, wrong_data, cycle_disagreement, outlier
+//!       // kinds: dip, time_drop, placement_disagreement, wrong_data, cycle_disagreement,
+//!       // outlier, fit_extrapolates, decision_change_without_step, unusable_time
 //!     "points": [{"bytes": 8, "time_us": 9.9, "time_min_us": 9.7, "time_max_us": 10.2,
 //!                 "samples": 4, "busbw_gbs": 0.0014,
-//!                 "tuning": {"algo": "Tree", "proto": "LL", "channels": "0..7"}}] // or null
-//!   }]
+//!                 "tuning": {"algo": "Tree", "proto": "LL", "channels": "0..7"}}], // or null
+//!     "notes": ["latency_floor_us: none; the smallest size ... is bandwidth-bound ..."]
+//!   }],
+//!   "notes": ["...: collective unknown: gather, scatter all fit (...)"]
 //! }
 //! ```
 

@@ -35,6 +35,19 @@ pub(crate) fn render(analysis: &Analysis, slugs: Option<&[String]>) -> String {
                 push_table(&mut out, &t);
             }
         }
+        let notes = table::notes(c);
+        if !notes.is_empty() {
+            out.push('\n');
+        }
+        for note in notes {
+            out.push_str(&format!("- note: {}\n", escape(&note)));
+        }
+    }
+    if !analysis.notes.is_empty() {
+        out.push_str("\n## Notes\n\n");
+    }
+    for note in &analysis.notes {
+        out.push_str(&format!("- {}\n", escape(note)));
     }
     out.push_str(&format!("\n## Input\n\n{}", table::counts(analysis)));
     if let Some(peak) = analysis.peak_gbs {

@@ -66,15 +66,15 @@ pub(crate) fn summary(analysis: &Analysis) -> Table {
     let mut table = Table::new(&columns);
     for c in &analysis.curves {
         let mut row = vec![
-            c.collective.clone(),
+            collective_cell(c),
             c.dtype.clone(),
             c.op.clone(),
             units::nranks(c.nranks),
             c.placement.clone(),
-            units::us(c.latency_floor_us),
+            units::us(c.latency_floor_us.unwrap_or(f64::NAN)),
             units::gbs(c.plateau_busbw_gbs),
-            units::gbs(c.plateau_busbw_fit_gbs),
-            units::size_f(c.half_perf_bytes),
+            fit_cell(c),
+            units::size_f(c.half_perf_bytes.unwrap_or(f64::NAN)),
             units::opt_size(c.sat90_bytes),
             c.regimes.len().to_string(),
         ];
@@ -86,9 +86,46 @@ pub(crate) fn summary(analysis: &Analysis) -> Table {
     table
 }
 
-/// Whether a curve has details worth a section: regimes, switch points or anomalies.
+/// The fitted plateau, marked when it extrapolates beyond every measured busbw of its regime
+/// (the measured column is then the number to quote).
+fn fit_cell(c: &CurveReport) -> String {
+    let fit = units::gbs(c.plateau_busbw_fit_gbs);
+    if c.plateau_fit_extrapolates {
+        format!("{fit} (extrapolated)")
+    } else {
+        fit
+    }
+}
+
+/// The collective cell: the name, marked when it was inferred rather than read, and the setup
+/// when files of different setups were kept apart.
+pub(crate) fn collective_cell(c: &CurveReport) -> String {
+    let mut s = c.collective.clone();
+    if c.collective_basis.is_some() {
+        s.push_str(" (inferred)");
+    }
+    if let Some(setup) = &c.setup {
+        s.push_str(&format!(" [{setup}]"));
+    }
+    s
+}
+
+/// Whether a curve has details worth a section: regimes, switch points, anomalies or notes.
 pub(crate) fn has_details(c: &CurveReport) -> bool {
-    !c.regimes.is_empty() || !c.switch_points.is_empty() || !c.anomalies.is_empty()
+    !c.regimes.is_empty()
+        || !c.switch_points.is_empty()
+        || !c.anomalies.is_empty()
+        || !c.notes.is_empty()
+        || c.collective_basis.is_some()
+}
+
+/// Why the curve's numbers are missing or qualified, and how its collective was inferred.
+pub(crate) fn notes(c: &CurveReport) -> Vec<String> {
+    c.collective_basis
+        .iter()
+        .map(|b| format!("collective: {b}"))
+        .chain(c.notes.iter().cloned())
+        .collect()
 }
 
 /// NCCL's choices seen among the regime's points (`Tree/LL`, or several joined by `, `);

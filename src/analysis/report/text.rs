@@ -27,6 +27,15 @@ pub(crate) fn render(analysis: &Analysis) -> String {
                 push_table(&mut out, &t, "  ");
             }
         }
+        for note in table::notes(c) {
+            out.push_str(&format!("  note: {}\n", one_line(&note)));
+        }
+    }
+    if !analysis.notes.is_empty() {
+        out.push('\n');
+    }
+    for note in &analysis.notes {
+        out.push_str(&format!("note: {}\n", one_line(note)));
     }
     out.push('\n');
     out.push_str(&table::counts(analysis));

@@ -21,7 +21,7 @@ fn check_both(c: &CurveReport) {
 fn curve_with_no_points_draws_empty_axes() {
     let mut c = fixture::broadcast();
     c.points.clear();
-    c.latency_floor_us = f64::NAN;
+    c.latency_floor_us = Some(f64::NAN);
     c.plateau_busbw_gbs = f64::NAN;
     c.sat90_bytes = None;
     check_both(&c);
@@ -69,9 +69,9 @@ fn non_finite_and_absurd_values_are_left_out() {
         points: 0,
     });
     c.regimes[0].alpha_us = -1e6;
-    c.half_perf_bytes = f64::INFINITY;
+    c.half_perf_bytes = Some(f64::INFINITY);
     c.sat90_bytes = Some(0);
-    c.latency_floor_us = -3.0;
+    c.latency_floor_us = Some(-3.0);
     c.plateau_busbw_gbs = f64::MAX;
     c.busbw_factor = f64::NAN;
     c.switch_points[0].time_jump = f64::NAN;

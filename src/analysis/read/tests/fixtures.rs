@@ -42,7 +42,12 @@ fn current_layout_two_nodes_001() {
     assert_eq!((set.rows.len(), set.skipped.len()), (62, 0));
     assert_eq!(
         brief(&set.rows[0]),
-        "L25 run0 cyc0 ? float \"sum\" root-1 n16 out_of_place 8B/2 t=135.8 alg=0 bus=0 w=0"
+        "L25 run0 cyc0 all_reduce float \"sum\" root-1 n16 out_of_place 8B/2 t=135.8 alg=0 bus=0 w=0"
+    );
+    // No `Collective test starting` line: the table's own evidence names it.
+    assert_eq!(
+        set.inferred[0].basis,
+        "inferred from an op without a root; #wrong checked in place; busbw/algbw 1.875 = 2(n-1)/n at 16 ranks"
     );
     let last = find(&set, 0, 8589934592, Placement::InPlace);
     assert_eq!((last.time_us, last.busbw_gbs), (47743.0, 337.35));
@@ -69,7 +74,11 @@ fn legacy_error_column_and_info_line_002() {
     );
     assert_eq!(
         (r.root, r.nranks, r.collective.as_deref()),
-        (-1, Some(8), None)
+        (-1, Some(8), Some("all_reduce"))
+    );
+    assert_eq!(
+        set.inferred[0].basis,
+        "inferred from legacy columns redop, no root; busbw/algbw 1.750 = 2(n-1)/n at 8 ranks"
     );
 }
 
@@ -83,6 +92,14 @@ fn legacy_without_redop_or_root_003() {
         .rows
         .iter()
         .all(|r| r.op.is_empty() && r.root == -1 && r.cycle == 0));
+    assert!(set
+        .rows
+        .iter()
+        .all(|r| r.collective.as_deref() == Some("all_gather")));
+    assert_eq!(
+        set.inferred[0].basis,
+        "inferred from legacy columns without redop or root; busbw/algbw 0.875 = (n-1)/n at 8 ranks"
+    );
     let r = find(&set, 0, 8589934592, Placement::InPlace);
     assert_eq!(
         (r.count, r.time_us, r.algbw_gbs),
@@ -114,6 +131,20 @@ fn rows_split_across_133_lines_of_nccl_info_006() {
         find(&set, 0, 8589934592, Placement::InPlace).time_us,
         39657.0
     );
+    // NCCL's decision lines inside the rows are the rows' decisions (the warm-ups before the
+    // first row annotate nothing).
+    for r in &set.rows {
+        let t = r
+            .tuning
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} B undecided", r.bytes));
+        assert_eq!(
+            (t.algo.as_str(), t.proto.as_str(), t.channels.as_str()),
+            ("Ring", "Simple", "0-23"),
+            "{} B",
+            r.bytes
+        );
+    }
 }
 
 #[test]

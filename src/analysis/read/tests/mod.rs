@@ -5,7 +5,10 @@
 
 mod csv_edges;
 mod fixtures;
+mod inference;
+mod inline_decisions;
 mod json_csv;
+mod legacy_columns;
 mod malformed;
 mod mutate;
 mod samples;

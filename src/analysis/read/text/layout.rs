@@ -1,8 +1,11 @@
 //! The columns of one nccl-tests table, read from its column-header line
 //! (`# size count type redop root time algbw busbw #wrong time ...`), and the parsing of a data
-//! row by those columns. Every 2.x layout is described by its header: the legacy one without
-//! `root` (or without `redop` too) and with `error` instead of `#wrong`, `-I` columns after each
-//! placement, `-C` (`cputime`), `-S` (`timestamp`, two tokens in the rows).
+//! row by those columns. Every 2.x layout is described by its header: the legacy ones (2.11 and
+//! older) print per collective only the columns it has, with `error` instead of `#wrong`:
+//! `redop` (all_reduce, reduce_scatter, and alltoall with an empty op), `root` (broadcast,
+//! gather, scatter), both (reduce) or neither (all_gather, sendrecv, hypercube); the current
+//! one has both for every collective. `-I` columns follow each placement, `-C` (`cputime`),
+//! `-S` (`timestamp`, two tokens in the rows).
 
 use super::super::common::{int, known_dtype, num, uint};
 
@@ -37,6 +40,17 @@ pub(super) struct Layout {
     timestamp: bool,
     /// `-C`: the time columns hold host launch time, not latency.
     pub cputime: bool,
+    /// The error column is called `error` (2.12 and older).
+    legacy: bool,
+}
+
+/// Which columns before the placements a table has, for telling collectives apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Columns {
+    pub redop: bool,
+    pub root: bool,
+    /// The `error` column of 2.12 and older, where each collective printed its own columns.
+    pub legacy: bool,
 }
 
 /// One placement of a parsed row.
@@ -113,22 +127,29 @@ impl Layout {
             groups: [group(&tokens[starts[0]..starts[1]])?, group(rest)?],
             timestamp,
             cputime: tokens[starts[0]] == "cputime",
+            legacy: tokens[starts[0]..starts[1]].contains(&"error"),
         })
     }
 
-    /// Index of the `redop` column when `root` follows it: the op is blank there for
-    /// hypercube, so such rows have one token fewer.
-    fn blankable_redop(&self) -> Option<usize> {
-        let i = self.pre.iter().position(|&p| p == Pre::Redop)?;
-        (self.pre.get(i + 1) == Some(&Pre::Root)).then_some(i)
+    /// The columns before the placements.
+    pub fn columns(&self) -> Columns {
+        Columns {
+            redop: self.pre.contains(&Pre::Redop),
+            root: self.pre.contains(&Pre::Root),
+            legacy: self.legacy,
+        }
     }
 
-    /// True when the row's `redop` field is missing (hypercube): the token in its place is
-    /// the root.
+    /// True when the row's `redop` field is empty, so the token in its place is the next
+    /// column's: a number, where an op name never is. nccl-tests prints the op with `%6s`, and
+    /// two tables print an empty op under a `redop` header: hypercube (root follows, 2.13+)
+    /// and the legacy alltoall (times follow, 2.11 and older).
     fn blank_op(&self, tokens: &[&str]) -> bool {
-        self.blankable_redop()
+        self.pre
+            .iter()
+            .position(|&p| p == Pre::Redop)
             .and_then(|i| tokens.get(i))
-            .is_some_and(|t| int(t).is_some())
+            .is_some_and(|t| num(t).is_some())
     }
 
     /// Tokens a complete row starting with `tokens` has (timestamps included when the header
@@ -137,6 +158,11 @@ impl Layout {
         let body: usize = self.groups.iter().map(Vec::len).sum();
         let stamp = if self.timestamp { 2 } else { 0 };
         self.pre.len() - usize::from(self.blank_op(tokens)) + body + stamp
+    }
+
+    /// Tokens a row starting with `tokens` has up to the end of its out-of-place fields.
+    pub fn first_placement_end(&self, tokens: &[&str]) -> usize {
+        self.pre.len() - usize::from(self.blank_op(tokens)) + self.groups[0].len()
     }
 
     /// Parses a complete row (`tokens.len()` is [`Layout::expected_len`], or two more when an

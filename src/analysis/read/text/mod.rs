@@ -1,7 +1,8 @@
 //! nccl-tests text output, any 2.x version, as captured in real logs.
 //!
 //! Runs start at `# nThread` (concatenated runs count up in [`InputRow::run`]); the collective
-//! comes from `# Collective test starting:` (absent before 2.16.7: `None`); the rank count is
+//! comes from `# Collective test starting:` (absent before 2.16.7: inferred from the table where
+//! its evidence singles one out, [`infer`], else `None`); the rank count is
 //! the number of distinct ranks in the `# Using devices` block. Each column header, and each
 //! `Collective test starting`, begins a new table whose columns are read from the header
 //! ([`layout`]). Data rows may arrive in fragments separated by NCCL messages or MPI tags
@@ -13,6 +14,8 @@
 //! A line longer than [`MAX_LINE`] cannot be table data and is passed over unread.
 
 mod clean;
+mod infer;
+mod inline;
 mod layout;
 
 use super::common::{assign_cycles, collective_name, fail, num, uint};
@@ -20,6 +23,7 @@ use super::source::next_line;
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
 use crate::core::error::Error;
 use crate::result::Placement;
+use infer::TableInfo;
 use layout::{is_timestamp, Layout};
 use std::collections::BTreeSet;
 use std::io::BufRead;
@@ -37,6 +41,8 @@ struct Table {
 struct Pending {
     tokens: Vec<String>,
     line: usize,
+    /// NCCL decision lines printed while the row was open ([`inline`]).
+    found: inline::RowDecisions,
 }
 
 /// Line-by-line state of one file.
@@ -55,6 +61,10 @@ struct Parser<'a> {
     tables: usize,
     table: Option<Table>,
     pending: Option<Pending>,
+    /// What the collective of tables without a collective line is inferred from.
+    unnamed: infer::Unnamed,
+    /// NCCL lines inside the output, for the rows' decisions.
+    inline: inline::Inline,
 }
 
 /// The longest line looked at; a table row is under 300 bytes even with every optional column.
@@ -75,6 +85,8 @@ pub(super) fn read(name: &str, mut input: impl BufRead) -> Result<ReadSet, Error
         tables: 0,
         table: None,
         pending: None,
+        unnamed: infer::Unnamed::default(),
+        inline: inline::Inline::default(),
     };
     let mut buf = Vec::new();
     let mut no = 0;
@@ -87,6 +99,8 @@ pub(super) fn read(name: &str, mut input: impl BufRead) -> Result<ReadSet, Error
         }
     }
     p.flush();
+    let unnamed = std::mem::take(&mut p.unnamed);
+    unnamed.apply(name, &mut p.set, &p.groups);
     assign_cycles(&mut p.set.rows, &p.groups);
     Ok(p.set)
 }
@@ -108,16 +122,43 @@ fn continues_row(first: &str) -> bool {
 
 impl Parser<'_> {
     fn line(&mut self, no: usize, raw: &str) -> Result<(), Error> {
+        self.unnamed.scan(no, raw);
         let text = clean::clean(raw, &self.hosts);
         let t = text.trim();
         if let Some(comment) = t.strip_prefix('#') {
             self.flush();
-            return self.comment(no, comment.trim());
-        }
-        if !t.is_empty() {
+            self.comment(no, comment.trim())?;
+        } else if !t.is_empty() {
             self.data(no, t);
         }
+        self.decisions(raw);
         Ok(())
+    }
+
+    /// Gives the open row the NCCL decisions `raw` holds: to the placement whose fields have
+    /// not been printed yet.
+    fn decisions(&mut self, raw: &str) {
+        let Parser {
+            inline,
+            table,
+            pending,
+            ..
+        } = self;
+        let open = table.as_ref().zip(pending.as_mut()).and_then(|(t, p)| {
+            let all: Vec<&str> = p.tokens.iter().map(String::as_str).collect();
+            let bytes = uint(all.first()?)?;
+            let placement = usize::from(all.len() >= t.layout.first_placement_end(&all));
+            let row = inline::OpenRow {
+                collective: t.collective.as_deref(),
+                nranks: t.nranks,
+                bytes,
+            };
+            Some(((row, placement), &mut p.found))
+        });
+        match open {
+            Some((row, found)) => inline.line(raw, Some(row), Some(found)),
+            None => inline.line(raw, None, None),
+        }
     }
 
     fn comment(&mut self, no: usize, c: &str) -> Result<(), Error> {
@@ -151,6 +192,15 @@ impl Parser<'_> {
             let layout = Layout::parse(&tokens).map_err(|e| fail(self.name, no, e))?;
             self.started = true;
             self.tables += 1;
+            self.unnamed.headers.push(no);
+            if self.collective.is_none() {
+                self.unnamed.tables.push(TableInfo {
+                    id: self.tables,
+                    line: no,
+                    columns: layout.columns(),
+                    nranks: (!self.ranks.is_empty()).then_some(self.ranks.len()),
+                });
+            }
             self.table = Some(Table {
                 layout,
                 id: self.tables,
@@ -171,6 +221,7 @@ impl Parser<'_> {
             self.pending = Some(Pending {
                 tokens: Vec::new(),
                 line: no,
+                found: inline::RowDecisions::default(),
             });
         } else if !tokens.first().is_some_and(|t| continues_row(t)) {
             return; // a message, not table data
@@ -189,7 +240,7 @@ impl Parser<'_> {
         }
         let Some(p) = self.pending.take() else { return };
         if n == expected || stamped {
-            self.emit(p.line, &p.tokens);
+            self.emit(p.line, &p.tokens, &p.found);
         } else {
             self.skip(
                 p.line,
@@ -199,7 +250,7 @@ impl Parser<'_> {
     }
 
     /// Turns a complete row into its two [`InputRow`]s.
-    fn emit(&mut self, line: usize, tokens: &[String]) {
+    fn emit(&mut self, line: usize, tokens: &[String], found: &inline::RowDecisions) {
         let Some(table) = &self.table else { return };
         let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
         let parsed = if table.layout.cputime {
@@ -212,7 +263,7 @@ impl Parser<'_> {
             Ok(row) => row,
             Err(why) => return self.skip(line, &why),
         };
-        for (placement, m) in Placement::BOTH.into_iter().zip(row.placements) {
+        for (i, (placement, m)) in Placement::BOTH.into_iter().zip(row.placements).enumerate() {
             match m {
                 Ok(m) => {
                     self.set.rows.push(InputRow {
@@ -231,7 +282,7 @@ impl Parser<'_> {
                         algbw_gbs: m.algbw_gbs,
                         busbw_gbs: m.busbw_gbs,
                         wrong: m.wrong,
-                        tuning: None,
+                        tuning: found.tuning(i),
                     });
                     self.groups.push(id);
                 }

@@ -106,6 +106,7 @@ impl Analysis {
             skipped: vec![],
             peak_gbs: None,
             curves: vec![],
+            notes: vec![],
         }
     }
 }

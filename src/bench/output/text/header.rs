@@ -65,7 +65,14 @@ pub(crate) fn run_header(meta: &RunMeta) -> String {
         _ => "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n",
     };
     if meta.per_iter {
-        s += "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows";
+        // Only the NCCL backend times iterations with CUDA events; the host and MPI backends'
+        // events are host clock readings taken when their queues reach them.
+        let timing = if meta.backend == "nccl" {
+            "CUDA event timing"
+        } else {
+            "host clock timing (no CUDA events on this backend)"
+        };
+        s += &format!("# Per-Iteration Report: {timing}; i_* uses max over process rows");
         if meta.per_iter_skip > 0 {
             s += &format!("; summary skips first {} iterations", meta.per_iter_skip);
         }

@@ -166,6 +166,21 @@ fn per_iteration_note_has_no_skip_part_without_skipping() {
 }
 
 #[test]
+fn per_iteration_note_names_host_clock_timing_off_the_nccl_backend() {
+    for backend in ["host", "mpi"] {
+        let mut m = meta();
+        m.per_iter = true;
+        m.backend = backend.into();
+        let out = render(&m, &[], &summary());
+        assert!(
+            out.contains("\n# Per-Iteration Report: host clock timing (no CUDA events on this backend); i_* uses max over process rows \n"),
+            "{backend}: {out}"
+        );
+        assert!(!out.contains("CUDA event timing"), "{backend}");
+    }
+}
+
+#[test]
 fn unchecked_placements_print_na_and_hypercube_has_a_blank_op_column() {
     let mut rs = rows();
     rs.truncate(1);
