@@ -11,6 +11,7 @@ mod analysis_fit;
 mod analyze_cli;
 mod cli_errors;
 mod compare_cli;
+mod device_kernels;
 mod device_timer_support;
 mod end_to_end;
 mod fake_nccl_loads;
