@@ -10,7 +10,9 @@
 //! `float_prod`, `float_minmax` and `float_avg`. Rank arithmetic is 32-bit.
 //!
 //! [`prepare`] and [`check`] apply the collective table ([`crate::core::collective`]) to a backend's
-//! buffers, run by run ([`fill_runs`], [`check_runs`]; the device kernels take the same runs); [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
+//! buffers, run by run ([`fill_runs`], [`check_runs`]): on the host through `fill`/`inspect`,
+//! or, where the backend has them ([`Backend::kernels`]), with the device kernels of
+//! `kernels/verify.cuh`, which compute the same elements from [`DevRun`] parameter blocks; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
 //! and `job` run them over large buffers (threads, vectorized loops).
 //!
 //! docs/verification.md describes the whole design: seeds and global indices, the meaning of
@@ -123,6 +125,15 @@ impl CheckCase {
 /// overwrites part of the zeros).
 pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error> {
     let p = case.pattern();
+    if let Some(k) = backend.kernels() {
+        // Queued on each rank's stream, ahead of the collective that reads them.
+        for run in fill_runs(case)? {
+            let d = DevRun::of(&p, run.rank, run.content, run.at);
+            let params = d.params.as_bytes();
+            k.fill(run.local, run.buf, run.offset, run.len, params, &d.table)?;
+        }
+        return Ok(());
+    }
     let elt = case.dtype.size();
     for run in fill_runs(case)? {
         let write = &mut |b: &mut [u8]| write_content(&p, run.rank, run.content, run.at, b);
@@ -135,6 +146,14 @@ pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error>
 /// receive pointer) against [`Collective::expected_contents`], run by run ([`check_runs`]).
 pub fn check(backend: &mut dyn Backend, case: &CheckCase) -> Result<u64, Error> {
     let p = case.pattern();
+    if let Some(k) = backend.kernels() {
+        for run in check_runs(case)? {
+            let d = DevRun::of(&p, run.rank, run.content, run.at);
+            let params = d.params.as_bytes();
+            k.count(run.local, run.buf, run.offset, run.len, params, &d.table)?;
+        }
+        return k.take_wrong();
+    }
     let elt = case.dtype.size();
     let mut wrong = 0u64;
     for run in check_runs(case)? {
