@@ -13,6 +13,7 @@ mod cli_errors;
 mod compare_cli;
 mod device_kernels;
 mod device_timer_support;
+mod device_verify;
 mod end_to_end;
 mod fake_nccl_loads;
 mod fault_injection;

@@ -237,7 +237,7 @@ fn load_kernels(ranks: &mut [Rank], mode: VerifyMode) -> Result<String, Error> {
         match super::kernels::RankKernels::load(&r.context) {
             Ok(k) => loaded.push(k),
             Err(why) if mode == VerifyMode::Device => {
-                return Err(Error::Backend(format!(
+                return Err(Error::Cuda(format!(
                     "{}: --verify device: the verification kernels do not load on device {}: {why}",
                     gethostname_short(),
                     r.device
