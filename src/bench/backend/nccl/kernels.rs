@@ -78,14 +78,17 @@ impl NcclBackend {
     /// Launches `fill` (or `count`) over the run.
     fn launch_run(
         &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        elems: usize,
+        at: Run,
         params: &[u8],
         table: &[i64],
         count: bool,
     ) -> Result<(), Error> {
+        let Run {
+            local,
+            buf,
+            offset,
+            elems,
+        } = at;
         if elems == 0 {
             return Ok(());
         }
@@ -138,6 +141,15 @@ impl NcclBackend {
     }
 }
 
+/// Where a kernel runs: `elems` elements at byte `offset` of local rank `local`'s `buf`.
+#[derive(Clone, Copy)]
+struct Run {
+    local: usize,
+    buf: Buf,
+    offset: usize,
+    elems: usize,
+}
+
 /// The `width` field of a parameter block (the kernels' element size).
 fn params_width(params: &[u8]) -> Result<usize, Error> {
     // vf_params: twenty 8-byte fields, then q32, family, side, kind, width (the fifth u32).
@@ -163,7 +175,13 @@ impl DeviceKernels for NcclBackend {
         params: &[u8],
         table: &[i64],
     ) -> Result<(), Error> {
-        self.launch_run(local, buf, offset, elems, params, table, false)
+        let at = Run {
+            local,
+            buf,
+            offset,
+            elems,
+        };
+        self.launch_run(at, params, table, false)
     }
 
     fn count(
@@ -175,7 +193,13 @@ impl DeviceKernels for NcclBackend {
         params: &[u8],
         table: &[i64],
     ) -> Result<(), Error> {
-        self.launch_run(local, buf, offset, elems, params, table, true)
+        let at = Run {
+            local,
+            buf,
+            offset,
+            elems,
+        };
+        self.launch_run(at, params, table, true)
     }
 
     fn take_wrong(&mut self) -> Result<u64, Error> {
