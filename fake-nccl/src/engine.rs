@@ -244,7 +244,7 @@ fn advance_simple(st: &mut State, id: u64) -> bool {
                     return changed;
                 }
             }
-            Item::Kernel(k) => crate::module::run(st, k),
+            Item::Kernel(k) => crate::launch::run(st, k),
             Item::ReadBack { dst, src, len } => {
                 if st.alloc_holding(*src, *len).is_some() {
                     // SAFETY: the source lies in a live allocation; the destination is the

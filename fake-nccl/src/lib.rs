@@ -15,7 +15,7 @@
 //! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`], [`engine`] (matching), [`exec`]
 //! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
 //! [`nccl_calls`], [`premulsum`], [`register`], [`hooks`] (fault hooks), [`trace`],
-//! [`module`] (PTX modules and kernel launches),
+//! [`module`] (PTX modules), [`launch`] (kernel launches),
 //! [`debuglog`] (`NCCL_DEBUG` lines).
 //!
 //! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
@@ -76,6 +76,7 @@ pub mod graph;
 pub mod group;
 pub mod hooks;
 pub mod init;
+pub mod launch;
 pub mod memory;
 pub mod module;
 pub mod nccl_api;

@@ -3,6 +3,7 @@
 //! not match the PTX's declared list, the kernels' ABI tag or live device ranges are refused.
 
 use super::*;
+use crate::launch::*;
 use crate::module::*;
 use std::ffi::CString;
 

@@ -11,7 +11,9 @@ use crate::bench::cuda::{Context, DeviceBuffer, Function, Module};
 use crate::core::error::Error;
 
 use super::error::cuda_err;
-use super::NcclBackend;
+use super::setup::VerifyMode;
+use super::{NcclBackend, Rank};
+use crate::core::host::gethostname_short;
 
 /// The kernels as PTX ISA 7.8 for compute_70 (any driver that runs a CUDA 11.8+ NCCL build
 /// can JIT it).
@@ -49,6 +51,40 @@ impl RankKernels {
             counting: false,
         })
     }
+}
+
+/// Loads the verification kernels into every rank's context as `mode` asks; the header line
+/// names where verification runs and, when `auto` fell back to the host, why.
+pub(super) fn load_all(ranks: &mut [Rank], mode: VerifyMode) -> Result<String, Error> {
+    if mode == VerifyMode::Host {
+        return Ok("# verify: host (--verify host)".into());
+    }
+    let mut loaded = Vec::with_capacity(ranks.len());
+    for r in ranks.iter() {
+        match RankKernels::load(&r.context) {
+            Ok(k) => loaded.push(k),
+            Err(why) if mode == VerifyMode::Device => {
+                return Err(Error::Cuda(format!(
+                    "{}: --verify device: the verification kernels do not load on device {}: {why}",
+                    gethostname_short(),
+                    r.device
+                )))
+            }
+            Err(why) => {
+                return Ok(format!(
+                    "# verify: host (the device kernels do not load on device {}: {why})",
+                    r.device
+                ))
+            }
+        }
+    }
+    for (r, k) in ranks.iter_mut().zip(loaded) {
+        r.kernels = Some(k);
+    }
+    Ok(
+        "# verify: device (kernels/verify.ptx, PTX ISA 7.8, JIT-compiled by the CUDA driver)"
+            .into(),
+    )
 }
 
 impl NcclBackend {

@@ -206,7 +206,7 @@ impl Probe {
         }
         let mut info = info;
         info.header_lines
-            .push(load_kernels(&mut ranks, opts.verify)?);
+            .push(super::kernels::load_all(&mut ranks, opts.verify)?);
         init_comms(&nccl, &caps, &opts, &id, &mut ranks)?;
         let after_init = memory::free_by_device(&contexts)?;
         let devices = describe(&driver, &ranks, opts.group)?;
@@ -224,40 +224,6 @@ impl Probe {
             },
         ))
     }
-}
-
-/// Loads the verification kernels into every rank's context as `mode` asks; the header line
-/// names where verification runs and, when `auto` fell back to the host, why.
-fn load_kernels(ranks: &mut [Rank], mode: VerifyMode) -> Result<String, Error> {
-    if mode == VerifyMode::Host {
-        return Ok("# verify: host (--verify host)".into());
-    }
-    let mut loaded = Vec::with_capacity(ranks.len());
-    for r in ranks.iter() {
-        match super::kernels::RankKernels::load(&r.context) {
-            Ok(k) => loaded.push(k),
-            Err(why) if mode == VerifyMode::Device => {
-                return Err(Error::Cuda(format!(
-                    "{}: --verify device: the verification kernels do not load on device {}: {why}",
-                    gethostname_short(),
-                    r.device
-                )))
-            }
-            Err(why) => {
-                return Ok(format!(
-                    "# verify: host (the device kernels do not load on device {}: {why})",
-                    r.device
-                ))
-            }
-        }
-    }
-    for (r, k) in ranks.iter_mut().zip(loaded) {
-        r.kernels = Some(k);
-    }
-    Ok(
-        "# verify: device (kernels/verify.ptx, PTX ISA 7.8, JIT-compiled by the CUDA driver)"
-            .into(),
-    )
 }
 
 /// The communicator id of a single-process run: made here with `ncclGetUniqueId`.
