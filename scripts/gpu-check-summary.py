@@ -171,6 +171,35 @@ def wall_section(steps, configs, out):
             out.append(f"{coll:<16}" + "".join(f"{c:>22}" for c in cells))
 
 
+def check_cost_section(steps, out):
+    """Wall time of a whole -c 1 sweep against -c 0 (first round) per tool, ncclbench's host
+    verification (vhost) beside its device one, and ncclbench's -c 1 over nccl-tests' (the
+    goal is at most 1.5)."""
+    def wall(config, coll, tool, name=None):
+        for s in steps:
+            if (s["config"], s["coll"], s["tool"]) == (config, coll, tool) \
+                    and s["status"] not in ("NOTRUN", "SKIP") and (name is None or name in s["name"]):
+                return float(s["wall_s"])
+        return None
+
+    def ratio(a, b):
+        return f"{a / b:.2f}" if a is not None and b else "-"
+
+    def cell(v):
+        return f"{v:.2f}" if v is not None else "-"
+
+    out.append("\n## -c 1 cost: wall time of one whole sweep (s); device = --verify device, host = --verify host")
+    out.append(f"{'collective':<16}{'nb c0':>9}{'nb c1 dev':>11}{'nb c1 host':>12}{'nb dev/c0':>11}"
+               f"{'nb host/c0':>12}{'nt c0':>9}{'nt c1':>9}{'nt c1/c0':>10}{'nb c1/nt c1':>13}")
+    for coll in dict.fromkeys(s["coll"] for s in steps if s["config"] in ("c1", "vhost")):
+        nb0, nb1 = wall("c0", coll, "ncclbench", ".r1."), wall("c1", coll, "ncclbench")
+        nbh = wall("vhost", coll, "ncclbench")
+        nt0, nt1 = wall("c0", coll, "nccl-tests", ".r1."), wall("c1", coll, "nccl-tests")
+        out.append(f"{coll:<16}{cell(nb0):>9}{cell(nb1):>11}{cell(nbh):>12}{ratio(nb1, nb0):>11}"
+                   f"{ratio(nbh, nb0):>12}{cell(nt0):>9}{cell(nt1):>9}{ratio(nt1, nt0):>10}"
+                   f"{ratio(nb1, nt1):>13}")
+
+
 def checks_section(steps, raw, out):
     out.append("\n## Data checks: wrong elements in every run that verified (-c 1)")
     for s in steps:
@@ -222,6 +251,7 @@ def main():
         if any(s["config"] == config for s in steps):
             ratio_section(config, desc, steps, raw, out)
     wall_section(steps, configs, out)
+    check_cost_section(steps, out)
     checks_section(steps, raw, out)
     out.append("\n## compare (full reports in compare.txt)")
     for config, status, _, said in reports:

@@ -17,7 +17,8 @@
 #   six binaries, for this GPU's architecture); NCCL_TESTS_BIN=DIR uses ready <coll>_perf files.
 # What runs (sizes x2 from 8 B): per collective (all_reduce all_gather reduce_scatter broadcast
 #   alltoall sendrecv) -n 20 -w 5 pairs: -c 0 up to GPU_CHECK_MAX (8G) GPU_CHECK_ROUNDS (2) times,
-#   -c 1 up to 8G once, -G 10 / --timer device (ncclbench; nccl-tests keeps its host timer) /
+#   -c 1 up to 8G once (ncclbench --verify device; then ncclbench alone with --verify host, the
+#   vhost config; the summary gives -c 1 / -c 0 wall per tool), -G 10 / --timer device (ncclbench; nccl-tests keeps its host timer) /
 #   -z 3 up to GPU_CHECK_SIDE_MAX (1G), -R 1 and -R 2 with -c 1 up to GPU_CHECK_CHECK_MAX (64M);
 #   -c 1 -d all -o all -r -1 up to 64M (x8) by both; two ranks on GPU 0 (ncclbench only, NCCL
 #   2.30+ with NCCL_MULTI_RANK_GPU_ENABLE=1; 2.5-2.29 refuse it) up to GPU_CHECK_PAIR_MAX (1G).
@@ -48,7 +49,7 @@ finish_by=$((SECONDS + budget))
 max=${GPU_CHECK_MAX:-8G} side_max=${GPU_CHECK_SIDE_MAX:-1G}
 check_max=${GPU_CHECK_CHECK_MAX:-64M} pair_max=${GPU_CHECK_PAIR_MAX:-1G}
 rounds=${GPU_CHECK_ROUNDS:-2} gpus=${GPU_CHECK_GPUS:-1}
-wants() { [[ ",${GPU_CHECK_CONFIGS:-c0,c1,graph,timer,z3,reg1,reg2,correctness,two_ranks}," == *",$1,"* ]]; }
+wants() { [[ ",${GPU_CHECK_CONFIGS:-c0,c1,vhost,graph,timer,z3,reg1,reg2,correctness,two_ranks}," == *",$1,"* ]]; }
 IFS=, read -r -a colls <<<"${GPU_CHECK_COLLS:-all_reduce,all_gather,reduce_scatter,broadcast,alltoall,sendrecv}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX") || exit 2
 raw=$work/raw manifest=$work/raw/steps.tsv
@@ -248,7 +249,12 @@ echo "$configs" >"$raw/configs.tsv"
 for ((r = 1; r <= rounds; r++)); do
     for c in "${colls[@]}"; do wants c0 && pair c0 "$c" "$r" 60 "${perf[@]}" -e "$max" -c 0; done
 done
-for c in "${colls[@]}"; do wants c1 && pair c1 "$c" 1 120 "${perf[@]}" -e "$max" -c 1; done
+# -c 1 with the device kernels (ncclbench fails the step if they do not load), then the same
+# sweep verified on the host (ncclbench only): the summary sets both against -c 0.
+for c in "${colls[@]}"; do
+    wants c1 && NB_EXTRA="--verify device" pair c1 "$c" 1 120 "${perf[@]}" -e "$max" -c 1
+    wants vhost && nb "vhost/$c.r1" vhost "$c" 240 "${perf[@]}" -e "$max" -c 1 --verify host
+done
 for c in "${colls[@]}"; do wants graph && pair graph "$c" 1 60 "${perf[@]}" -e "$side_max" -c 0 -G 10; done
 for c in "${colls[@]}"; do
     wants timer && NB_EXTRA="--timer device" pair timer "$c" 1 60 "${perf[@]}" -e "$side_max" -c 0

@@ -83,6 +83,27 @@ fn the_check_interleaves_both_tools_summarises_and_packs_its_results() {
         .named("timer/")
         .iter()
         .any(|s| s.note.contains("--timer device")));
+    // -c 1 verifies on the device; the same sweep verified on the host runs for ncclbench alone.
+    let c1 = c.named("c1/");
+    assert!(c1
+        .iter()
+        .filter(|s| s.tool == "ncclbench")
+        .all(|s| s.note.contains("--verify device")));
+    let vhost = c.named("vhost/");
+    assert_eq!(vhost.len(), 3, "ncclbench alone per collective");
+    assert!(vhost
+        .iter()
+        .all(|s| s.tool == "ncclbench" && s.status == "PASS" && s.note.contains("--verify host")));
+    let cost = c
+        .summary
+        .lines()
+        .skip_while(|l| !l.starts_with("## -c 1 cost"))
+        .find(|l| l.starts_with("all_reduce"))
+        .unwrap_or_else(|| panic!("no -c 1 cost row\n{}", c.summary));
+    // Ten columns of numbers (or '-'): walls and their ratios, all measured here.
+    let cells: Vec<&str> = cost.split_whitespace().skip(1).collect();
+    assert_eq!(cells.len(), 9, "{cost}");
+    assert!(cells.iter().all(|v| v.parse::<f64>().is_ok()), "{cost}");
     assert_eq!(
         c.named("two_ranks/").len(),
         4,

@@ -69,6 +69,16 @@ fn error_text(code: CuResult) -> Option<(&'static CStr, &'static CStr)> {
         ),
         600 => (c"CUDA_ERROR_NOT_READY", c"device not ready"),
         801 => (c"CUDA_ERROR_NOT_SUPPORTED", c"operation not supported"),
+        200 => (
+            c"CUDA_ERROR_INVALID_IMAGE",
+            c"device kernel image is invalid",
+        ),
+        209 => (
+            c"CUDA_ERROR_NO_BINARY_FOR_GPU",
+            c"no kernel image is available for execution on the device",
+        ),
+        218 => (c"CUDA_ERROR_INVALID_PTX", c"a PTX JIT compilation failed"),
+        500 => (c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),
         702 => (
             c"CUDA_ERROR_LAUNCH_TIMEOUT",
             c"the launch timed out and was terminated",

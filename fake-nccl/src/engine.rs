@@ -244,6 +244,17 @@ fn advance_simple(st: &mut State, id: u64) -> bool {
                     return changed;
                 }
             }
+            Item::Kernel(k) => crate::launch::run(st, k),
+            Item::ReadBack { dst, src, len } => {
+                if st.alloc_holding(*src, *len).is_some() {
+                    // SAFETY: the source lies in a live allocation; the destination is the
+                    // caller's host memory, which the driver API requires to stay valid until
+                    // the stream reaches the copy.
+                    unsafe {
+                        std::ptr::copy(*src as usize as *const u8, *dst as usize as *mut u8, *len)
+                    };
+                }
+            }
         }
         st.streams.get_mut(&id).expect("exists").queue.pop_front();
         changed = true;

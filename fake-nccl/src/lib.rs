@@ -3,8 +3,10 @@
 //! (symlinks made by `tests/support/fake_nccl.rs`) and exports, with C ABI and the documented
 //! C signatures, every driver entry point ncclbench resolves plus `cuMemHostAlloc`,
 //! `cuMemHostGetDevicePointer_v2`, `cuMemFreeHost`, `cuCtxGetCurrent`, and NCCL's required
-//! and optional entry points (nccl-sys/src/api.rs). It is self-contained (std and `half`) so
-//! it stays an independent oracle and builds in seconds.
+//! and optional entry points (nccl-sys/src/api.rs). It is self-contained (std, `half`, and
+//! `ncclbench-kernels`, the host build of the verification kernels' CUDA source, which
+//! [`module`] runs when ncclbench launches them) so it stays an independent oracle of
+//! ncclbench's Rust code and builds in seconds.
 //!
 //! Model: `FAKE_CUDA_DEVICES` devices (4), `FAKE_CUDA_MEM_GIB` each (16), compute capability
 //! `FAKE_CUDA_CC` (9.0); NCCL version `FAKE_NCCL_VERSION` (23203), which gates dtypes, ops and
@@ -13,6 +15,7 @@
 //! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`], [`engine`] (matching), [`exec`]
 //! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
 //! [`nccl_calls`], [`premulsum`], [`register`], [`hooks`] (fault hooks), [`trace`],
+//! [`module`] (PTX modules), [`launch`] (kernel launches),
 //! [`debuglog`] (`NCCL_DEBUG` lines).
 //!
 //! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
@@ -73,7 +76,9 @@ pub mod graph;
 pub mod group;
 pub mod hooks;
 pub mod init;
+pub mod launch;
 pub mod memory;
+pub mod module;
 pub mod nccl_api;
 pub mod nccl_calls;
 pub mod nccl_coll;

@@ -26,6 +26,10 @@ pub enum Item {
     Write { dst: u64, data: Vec<u8>, lazy: bool },
     /// The communication ops one group (or one ungrouped call) put on this stream.
     Batch(Vec<Op>),
+    /// `cuLaunchKernel` of a verification kernel ([`crate::launch`]).
+    Kernel(crate::launch::Launch),
+    /// `cuMemcpyDtoHAsync_v2`: `len` bytes at device `src` copied to host `dst` when reached.
+    ReadBack { dst: u64, src: u64, len: usize },
 }
 
 /// An in-order queue.

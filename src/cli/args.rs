@@ -314,6 +314,10 @@ pub(crate) struct BenchArgs {
     /// loop queued behind a host-released flag, launch overhead excluded)
     #[arg(long = "timer", value_name = "TIMER", default_value = "host")]
     pub timer: TimerArg,
+    /// Where -c fills and checks the buffers: auto (on the GPU when the verification kernels
+    /// load, else on the host; the header says which), device (GPU kernels, or exit 2), host
+    #[arg(long = "verify", value_name = "WHERE", default_value = "auto")]
+    pub verify: VerifyArg,
     /// Mask host names, PIDs, IPs, pointers, user names in paths and secret-looking variables
     /// in every output (stdout, CSV and its .env.json, JSON)
     #[arg(long = "redact")]
@@ -329,6 +333,15 @@ pub(crate) struct BenchArgs {
     /// without it)
     #[arg(long = "nvtx")]
     pub nvtx: bool,
+}
+
+/// `--verify` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum VerifyArg {
+    // Plain comments, not docs (see BackendArg).
+    Auto,
+    Device,
+    Host,
 }
 
 /// `--timer` values.

@@ -4,7 +4,7 @@
 //! Where nccl-tests warns and carries on (or loops forever), this is an error: one line that
 //! names the flag and the value, returned as [`Error::Usage`] (exit status 2).
 
-use super::args::{BackendArg, BenchArgs, DeviceList, TimerArg};
+use super::args::{BackendArg, BenchArgs, DeviceList, TimerArg, VerifyArg};
 use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce, Timer, TuningOptions};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
@@ -169,6 +169,11 @@ pub(crate) fn run_config(
         timer: match a.timer {
             TimerArg::Host => Timer::Host,
             TimerArg::Device => Timer::Device,
+        },
+        verify: match a.verify {
+            VerifyArg::Auto => crate::config::Verify::Auto,
+            VerifyArg::Device => crate::config::Verify::Device,
+            VerifyArg::Host => crate::config::Verify::Host,
         },
         redact: a.redact,
         tuning: tuning_options(a.tuning, a.show_algo, a.nvtx, a.backend)?,

@@ -34,6 +34,17 @@ pub enum Timer {
     Device,
 }
 
+/// `--verify`: where `-c` fills and checks the buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// On the device when the backend's kernels load, else on the host.
+    Auto,
+    /// On the device, or not at all (exit 2).
+    Device,
+    /// On the host.
+    Host,
+}
+
 /// `-r`: one root, or every root in turn (`-r -1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RootChoice {
@@ -140,6 +151,8 @@ pub struct RunConfig {
     pub devices: Option<Vec<usize>>,
     /// `--timer`.
     pub timer: Timer,
+    /// `--verify`.
+    pub verify: Verify,
     /// `--redact`: mask identifying text in every output.
     pub redact: bool,
     /// `--tuning`, `--show-algo`, `--nvtx`.

@@ -6,6 +6,7 @@ mod colls;
 mod copies;
 mod cuda;
 mod hooks;
+mod modules;
 mod nccl;
 mod p2p_devices;
 mod registered_free;

@@ -4,7 +4,7 @@
 //! change, and a method added to [`Backend`] is forwarded by every wrapper at once instead of
 //! silently falling back to the trait's default in one of them.
 
-use super::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
+use super::{Backend, BackendInfo, Buf, Call, DeviceInfo, DeviceKernels, EventId, GraphId};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
@@ -143,6 +143,11 @@ pub trait Forward {
     fn close(&mut self) -> Result<(), Error> {
         self.inner_mut().close()
     }
+
+    /// [`Backend::kernels`].
+    fn kernels(&mut self) -> Option<&mut dyn DeviceKernels> {
+        self.inner_mut().kernels()
+    }
 }
 
 // Spelled out once here so that no wrapper has to: each call goes to the wrapper's `Forward`
@@ -227,5 +232,8 @@ impl<T: Forward> Backend for T {
     }
     fn close(&mut self) -> Result<(), Error> {
         Forward::close(self)
+    }
+    fn kernels(&mut self) -> Option<&mut dyn DeviceKernels> {
+        Forward::kernels(self)
     }
 }

@@ -207,6 +207,49 @@ pub trait Backend {
     fn close(&mut self) -> Result<(), Error> {
         Ok(())
     }
+
+    /// The verification kernels where the buffers live, when this backend runs them
+    /// (`--verify device`, or `auto` where they loaded); `None` verifies on the host through
+    /// [`Backend::fill`] and [`Backend::inspect`].
+    fn kernels(&mut self) -> Option<&mut dyn DeviceKernels> {
+        None
+    }
+}
+
+/// The verification kernels of `kernels/verify.cuh` on a backend's own buffers. A run is
+/// `elems` elements at byte `offset` of a local rank's allocation; `params` is the kernels'
+/// parameter block (`vf_params`) and `table` the sum pattern's leader table (may be empty).
+/// Launches are queued on the rank's stream, after everything queued there before (so a fill
+/// lands before the collective that reads it), and all ranks run together.
+pub trait DeviceKernels {
+    /// Queues a fill of the run.
+    fn fill(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        elems: usize,
+        params: &[u8],
+        table: &[i64],
+    ) -> Result<(), Error>;
+
+    /// Queues a count of the run's wrong elements into the rank's counter.
+    fn count(
+        &mut self,
+        local: usize,
+        buf: Buf,
+        offset: usize,
+        elems: usize,
+        params: &[u8],
+        table: &[i64],
+    ) -> Result<(), Error>;
+
+    /// Waits for every rank's queued work and returns the sum of their counters (one integer
+    /// per rank crosses to the host), which start again from zero.
+    fn take_wrong(&mut self) -> Result<u64, Error>;
+
+    /// Waits for every rank's queued fills.
+    fn finish(&mut self) -> Result<(), Error>;
 }
 
 /// The pointers of `rank` for one call: out-of-place uses the two allocations at `base`;

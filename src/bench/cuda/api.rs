@@ -78,6 +78,94 @@ pub type GraphInstantiateLegacyFn = unsafe extern "C" fn(
 /// `cuStreamWaitValue32[_v2](CUstream, CUdeviceptr addr, cuuint32_t value, unsigned flags)`.
 pub type StreamWaitValue32Fn = unsafe extern "C" fn(CUstream, CUdeviceptr, u32, c_uint) -> CUresult;
 
+/// `CUmodule`.
+pub type CUmodule = *mut c_void;
+/// `CUfunction`.
+pub type CUfunction = *mut c_void;
+/// `CU_JIT_ERROR_LOG_BUFFER`.
+pub const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
+/// `CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES`.
+pub const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
+
+/// `cuModuleLoadData`.
+pub type ModuleLoadDataFn = unsafe extern "C" fn(*mut CUmodule, *const c_void) -> CUresult;
+/// `cuModuleLoadDataEx`.
+pub type ModuleLoadDataExFn = unsafe extern "C" fn(
+    *mut CUmodule,
+    *const c_void,
+    c_uint,
+    *mut c_int,
+    *mut *mut c_void,
+) -> CUresult;
+/// `cuModuleGetFunction`.
+pub type ModuleGetFunctionFn =
+    unsafe extern "C" fn(*mut CUfunction, CUmodule, *const c_char) -> CUresult;
+/// `cuModuleUnload`.
+pub type ModuleUnloadFn = unsafe extern "C" fn(CUmodule) -> CUresult;
+/// `cuLaunchKernel`.
+pub type LaunchKernelFn = unsafe extern "C" fn(
+    CUfunction,
+    c_uint,
+    c_uint,
+    c_uint,
+    c_uint,
+    c_uint,
+    c_uint,
+    c_uint,
+    CUstream,
+    *mut *mut c_void,
+    *mut *mut c_void,
+) -> CUresult;
+/// `cuMemsetD8Async`.
+pub type MemsetD8AsyncFn = unsafe extern "C" fn(CUdeviceptr, u8, usize, CUstream) -> CUresult;
+/// `cuMemcpyDtoHAsync_v2`.
+pub type MemcpyDtoHAsyncFn =
+    unsafe extern "C" fn(*mut c_void, CUdeviceptr, usize, CUstream) -> CUresult;
+
+/// The entry points that load and launch the verification kernels. Every driver since CUDA 4
+/// has them; they are resolved together and optional only so that a library lacking one
+/// falls back to host verification (with the reason) instead of refusing to run at all.
+#[derive(Clone, Copy, Debug)]
+pub struct ModuleApi {
+    /// `cuModuleLoadData`
+    pub load_data: ModuleLoadDataFn,
+    /// `cuModuleLoadDataEx`
+    pub load_data_ex: ModuleLoadDataExFn,
+    /// `cuModuleGetFunction`
+    pub get_function: ModuleGetFunctionFn,
+    /// `cuModuleUnload`
+    pub unload: ModuleUnloadFn,
+    /// `cuLaunchKernel`
+    pub launch_kernel: LaunchKernelFn,
+    /// `cuMemsetD8Async`
+    pub memset_d8_async: MemsetD8AsyncFn,
+    /// `cuMemcpyDtoHAsync_v2`
+    pub memcpy_dtoh_async: MemcpyDtoHAsyncFn,
+}
+
+impl ModuleApi {
+    /// All of them, or the name of the first one `lib` lacks.
+    fn resolve(lib: &Library) -> Result<ModuleApi, &'static str> {
+        macro_rules! get {
+            ($ty:ty, $name:literal) => {{
+                let a = lookup(lib, $name).ok_or($name)?;
+                // SAFETY: a non-NULL address of the driver's function of this name, whose
+                // documented C signature is `$ty`.
+                unsafe { std::mem::transmute::<*mut c_void, $ty>(a) }
+            }};
+        }
+        Ok(ModuleApi {
+            load_data: get!(ModuleLoadDataFn, "cuModuleLoadData"),
+            load_data_ex: get!(ModuleLoadDataExFn, "cuModuleLoadDataEx"),
+            get_function: get!(ModuleGetFunctionFn, "cuModuleGetFunction"),
+            unload: get!(ModuleUnloadFn, "cuModuleUnload"),
+            launch_kernel: get!(LaunchKernelFn, "cuLaunchKernel"),
+            memset_d8_async: get!(MemsetD8AsyncFn, "cuMemsetD8Async"),
+            memcpy_dtoh_async: get!(MemcpyDtoHAsyncFn, "cuMemcpyDtoHAsync_v2"),
+        })
+    }
+}
+
 /// How this driver instantiates graphs, chosen when it is loaded.
 #[derive(Clone, Copy, Debug)]
 pub enum GraphInstantiate {
@@ -112,6 +200,8 @@ macro_rules! driver_api {
             pub stream_wait_value32: Option<StreamWaitValue32Fn>,
             /// `cuStreamWaitValue32` (the v1 ABI), where exported.
             pub stream_wait_value32_v1: Option<StreamWaitValue32Fn>,
+            /// The module and kernel-launch entry points, or the first one missing.
+            pub module: Result<ModuleApi, &'static str>,
         }
 
         impl Api {
@@ -144,6 +234,7 @@ macro_rules! driver_api {
                     stream_wait_value32_v1: lookup(lib, "cuStreamWaitValue32")
                         // SAFETY: v1 has the same C signature as v2.
                         .map(|a| unsafe { std::mem::transmute::<*mut c_void, StreamWaitValue32Fn>(a) }),
+                    module: ModuleApi::resolve(lib),
                 })
             }
         }

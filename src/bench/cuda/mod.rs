@@ -8,7 +8,8 @@
 //! [`Stream`]s, [`DeviceBuffer`]s, [`Event`]s and graphs made in it release what they hold when
 //! dropped, each making its context current first. Every driver call is checked; a failure is a
 //! [`CudaError`] naming the call and the driver's name and text for the code.
-//! [`memops`] says which `cuStreamWaitValue32` the driver and devices allow.
+//! [`memops`] says which `cuStreamWaitValue32` the driver and devices allow; [`Module`] loads
+//! PTX and launches its kernels.
 
 pub mod api;
 mod context;
@@ -17,6 +18,7 @@ mod error;
 mod event;
 pub mod memops;
 mod memory;
+mod module;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +29,7 @@ pub use error::CudaError;
 pub use event::{Event, Graph, GraphExec};
 pub use memops::WaitValue32;
 pub use memory::DeviceBuffer;
+pub use module::{module_api, Function, Module};
 
 /// Opens and initialises the driver and describes every visible device. No context is
 /// created, so this is cheap and leaves the devices untouched.

@@ -40,6 +40,37 @@ impl Reduce {
         }
     }
 
+    /// Writes the family constants of a device run (key, side and rank are already set).
+    pub fn describe(&self, run: &mut super::device::DevRun) {
+        use super::device::family;
+        let d = &mut run.params;
+        match self {
+            Reduce::Int(shape) => {
+                d.family = family::INT;
+                shape.describe(d);
+            }
+            Reduce::Sum(shape, l, table) => {
+                d.family = family::SUM;
+                l.describe(d);
+                shape.describe(d);
+                run.table = table.iter().flat_map(|&(a, b)| [a, b]).collect();
+            }
+            Reduce::Prod(shape) => {
+                d.family = family::PROD;
+                shape.describe(d);
+            }
+            Reduce::MinMax(shape, max) => {
+                d.family = family::MINMAX;
+                d.max = *max as u32;
+                shape.describe(d);
+            }
+            Reduce::Avg(shape) => {
+                d.family = family::AVG;
+                shape.describe(d);
+            }
+        }
+    }
+
     /// Runs `action` on the expected (reduced) run starting at global index `first`.
     pub fn expected(&self, dtype: DataType, key: u64, first: u64, action: Action<'_>) -> u64 {
         let w = dtype.size();

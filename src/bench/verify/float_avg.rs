@@ -49,6 +49,21 @@ impl AvgShape {
         }
     }
 
+    /// Writes this shape's device parameters; `kind` is [`FLOAT`], [`DOUBLE`] or [`NARROW`]
+    /// by the layout's width, as [`super::dispatch`] chooses.
+    pub fn describe(&self, d: &mut super::device::DevParams) {
+        self.layout.describe(d);
+        d.e_lo = self.e_lo;
+        d.e_span = self.e_span;
+        d.q64 = self.scale.to_bits();
+        d.q32 = (self.scale as f32).to_bits();
+        d.kind = match (self.layout.bits, self.layout.man) {
+            (32, _) => FLOAT as u32,
+            (64, _) => DOUBLE as u32,
+            _ => NARROW as u32,
+        };
+    }
+
     #[inline(always)]
     fn draw(&self, key: u64, g: Idx) -> AvgDraw {
         let l = &self.layout;

@@ -67,6 +67,17 @@ impl MinMaxShape {
         }
     }
 
+    /// Writes this shape's device parameters (the caller sets `max`).
+    pub fn describe(&self, d: &mut super::device::DevParams) {
+        d.sign_shift = self.sign_shift;
+        d.lo = self.lo_code;
+        d.code_mask = self.code_mask;
+        d.cmask = self.cmask;
+        d.dmask = self.dmask;
+        d.dmul = self.dmul;
+        d.monotone = self.monotone as u32;
+    }
+
     /// True when the expected value has a closed form.
     pub fn monotone(&self) -> bool {
         self.monotone

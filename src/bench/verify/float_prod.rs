@@ -59,6 +59,14 @@ impl ProdShape {
         }
     }
 
+    /// Writes this shape's device parameters.
+    pub fn describe(&self, d: &mut super::device::DevParams) {
+        self.layout.describe(d);
+        d.k = self.k;
+        d.e_lo = self.e_lo;
+        d.e_span = self.e_span;
+    }
+
     #[inline(always)]
     fn draw(&self, key: u64, g: Idx) -> ProdDraw {
         let h = mix(key, g);

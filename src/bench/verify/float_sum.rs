@@ -127,6 +127,20 @@ impl SumShape {
         (shape, table)
     }
 
+    /// Writes this shape's device parameters.
+    pub fn describe(&self, d: &mut super::device::DevParams) {
+        d.m = self.m;
+        d.step = self.step;
+        d.choices = self.choices;
+        d.e_lo = self.e_lo as i64;
+        d.e_span = self.e_span as u64;
+        d.amask = self.amask;
+        d.bmask = self.bmask;
+        d.umask = self.umask;
+        (d.c0a, d.c0b) = self.c0;
+        d.per_leader = self.per_leader as u32;
+    }
+
     /// True when `(C_a, C_b)` depend on the leader.
     pub fn per_leader(&self) -> bool {
         self.per_leader

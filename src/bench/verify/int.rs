@@ -85,6 +85,18 @@ impl IntShape {
         }
     }
 
+    /// Writes this shape's device parameters (`kind` is the same number as [`IntShape::kind`]).
+    pub fn describe(&self, d: &mut super::device::DevParams) {
+        d.max = self.max as u32;
+        d.is_signed = self.sext.is_some() as u32;
+        d.ca = self.ca;
+        d.cb = self.cb;
+        d.base = self.base;
+        d.cmask = self.cmask;
+        d.dmask = self.dmask;
+        d.kind = self.kind as u32;
+    }
+
     /// Which [`kind`] of generator this shape needs.
     pub fn kind(&self) -> u8 {
         self.kind

@@ -45,6 +45,14 @@ impl Layout {
         (neg << (self.bits - 1)) | (((exp + self.bias as i64) as u64) << self.man) | mant
     }
 
+    /// Writes the layout fields of a device parameter block.
+    pub(super) fn describe(&self, d: &mut super::device::DevParams) {
+        d.bits = self.bits;
+        d.man = self.man;
+        d.bias = self.bias;
+        d.p = self.p;
+    }
+
     /// Mask of the mantissa field.
     pub fn man_mask(&self) -> u64 {
         (1u64 << self.man) - 1

@@ -10,13 +10,16 @@
 //! `float_prod`, `float_minmax` and `float_avg`. Rank arithmetic is 32-bit.
 //!
 //! [`prepare`] and [`check`] apply the collective table ([`crate::core::collective`]) to a backend's
-//! buffers; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
+//! buffers, run by run ([`fill_runs`], [`check_runs`]): on the host through `fill`/`inspect`,
+//! or, where the backend has them ([`Backend::kernels`]), with the device kernels of
+//! `kernels/verify.cuh`, which compute the same elements from [`DevRun`] parameter blocks; [`write_content`] and [`count_wrong`] are the pure pieces underneath, and `kernel`
 //! and `job` run them over large buffers (threads, vectorized loops).
 //!
 //! docs/verification.md describes the whole design: seeds and global indices, the meaning of
 //! [`Content`] and [`Segment`], the pattern of each type and operator, and how wrong elements
 //! are counted.
 
+mod device;
 mod dispatch;
 mod float_avg;
 mod float_minmax;
@@ -29,13 +32,16 @@ mod kernel;
 mod layout;
 mod pattern;
 mod plain;
+mod runs;
 #[cfg(test)]
 mod tests;
 
+pub use device::{DevParams, DevRun, DEV_ABI};
 pub use pattern::{count_wrong, tolerance, write_content, Pattern};
+pub use runs::{check_runs, fill_runs, Run};
 
-use crate::bench::backend::{rank_args, Backend, Buf, RankArgs};
-use crate::core::collective::{Collective, Content, Segment, Shape};
+use crate::bench::backend::{rank_args, Backend, RankArgs};
+use crate::core::collective::{Collective, Segment, Shape};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
@@ -75,7 +81,7 @@ impl CheckCase {
     }
 
     /// Global rank and buffer pointers of every local rank.
-    fn ranks(&self) -> Result<Vec<(usize, RankArgs)>, Error> {
+    pub(crate) fn ranks(&self) -> Result<Vec<(usize, RankArgs)>, Error> {
         let fits =
             matches!(self.first_rank.checked_add(self.local_ranks), Some(l) if l <= self.nranks);
         if self.nranks == 0 || !fits {
@@ -107,124 +113,52 @@ impl CheckCase {
     }
 
     /// What `rank`'s send buffer holds before the call.
-    fn send_segments(&self, rank: usize) -> Vec<Segment> {
+    pub(crate) fn send_segments(&self, rank: usize) -> Vec<Segment> {
         self.coll
             .send_contents(&self.shape, rank, self.nranks, self.root)
     }
 }
 
-/// Writes every local rank's inputs for the case: zeroes the receive region (`recv_elems`
-/// elements at the receive pointer), then writes the send segments of
-/// [`Collective::send_contents`] at the send pointer (for in-place calls that pointer lies inside
-/// the receive allocation, so the send data overwrites part of the zeros).
+/// Writes every local rank's inputs for the case (the runs of [`fill_runs`]): zeroes the receive
+/// region, then writes the send segments of [`Collective::send_contents`] at the send pointer
+/// (for in-place calls that pointer lies inside the receive allocation, so the send data
+/// overwrites part of the zeros).
 pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error> {
     let p = case.pattern();
+    if let Some(k) = backend.kernels() {
+        // Queued on each rank's stream, ahead of the collective that reads them.
+        for run in fill_runs(case)? {
+            let d = DevRun::of(&p, run.rank, run.content, run.at);
+            let params = d.params.as_bytes();
+            k.fill(run.local, run.buf, run.offset, run.len, params, &d.table)?;
+        }
+        return Ok(());
+    }
     let elt = case.dtype.size();
-    for (local, (rank, args)) in case.ranks()?.into_iter().enumerate() {
-        let recv_bytes = case.shape.recv_elems * elt;
-        if recv_bytes > 0 {
-            let zero = &mut |b: &mut [u8]| b.fill(0);
-            backend.fill(local, args.recv.buf, args.recv.offset, recv_bytes, zero)?;
-        }
-        for seg in case.send_segments(rank).into_iter().filter(|s| s.len > 0) {
-            let offset = args.send.offset + seg.start * elt;
-            let write = &mut |b: &mut [u8]| write_content(&p, rank, seg.content, seg.start, b);
-            backend.fill(local, args.send.buf, offset, seg.len * elt, write)?;
-        }
+    for run in fill_runs(case)? {
+        let write = &mut |b: &mut [u8]| write_content(&p, run.rank, run.content, run.at, b);
+        backend.fill(run.local, run.buf, run.offset, run.len * elt, write)?;
     }
     Ok(())
 }
 
 /// Counts wrong elements over every local rank's receive region (`recv_elems` elements at the
-/// receive pointer) against [`Collective::expected_contents`]. [`Content::Unchanged`] means what
-/// [`prepare`] left there: zeros, except where (in-place) the send segments overlap the region.
+/// receive pointer) against [`Collective::expected_contents`], run by run ([`check_runs`]).
 pub fn check(backend: &mut dyn Backend, case: &CheckCase) -> Result<u64, Error> {
     let p = case.pattern();
+    if let Some(k) = backend.kernels() {
+        for run in check_runs(case)? {
+            let d = DevRun::of(&p, run.rank, run.content, run.at);
+            let params = d.params.as_bytes();
+            k.count(run.local, run.buf, run.offset, run.len, params, &d.table)?;
+        }
+        return k.take_wrong();
+    }
     let elt = case.dtype.size();
     let mut wrong = 0u64;
-    for (local, (rank, args)) in case.ranks()?.into_iter().enumerate() {
-        let expected = case
-            .coll
-            .expected_contents(&case.shape, rank, case.nranks, case.root);
-        for seg in expected.into_iter().filter(|s| s.len > 0) {
-            let start = args.recv.offset + seg.start * elt;
-            let pieces = if seg.content == Content::Unchanged {
-                left_by_prepare(case, rank, &args, start, seg.len)
-            } else {
-                vec![(start, seg)]
-            };
-            for (offset, piece) in pieces {
-                let count = &mut |d: &[u8]| {
-                    wrong += count_wrong(&p, rank, piece.content, piece.start, d);
-                };
-                backend.inspect(local, args.recv.buf, offset, piece.len * elt, count)?;
-            }
-        }
+    for run in check_runs(case)? {
+        let count = &mut |d: &[u8]| wrong += count_wrong(&p, run.rank, run.content, run.at, d);
+        backend.inspect(run.local, run.buf, run.offset, run.len * elt, count)?;
     }
     Ok(wrong)
-}
-
-/// What [`prepare`] left in `len` elements of the receive allocation at byte `start`: pieces
-/// (byte offset, segment) of the send data that overlap it (in-place calls) and zeros elsewhere.
-/// Each returned segment's `start` is its position relative to the send pointer, as
-/// [`write_content`] saw it.
-fn left_by_prepare(
-    case: &CheckCase,
-    rank: usize,
-    args: &RankArgs,
-    start: usize,
-    len: usize,
-) -> Vec<(usize, Segment)> {
-    let elt = case.dtype.size();
-    let end = start + len * elt;
-    let zeros = |from: usize, to: usize| Segment {
-        start: 0,
-        len: (to - from) / elt,
-        content: Content::Unchanged,
-    };
-    let mut sends: Vec<Segment> = match args.send.buf {
-        Buf::Recv => case.send_segments(rank),
-        Buf::Send => Vec::new(),
-    };
-    sends.sort_by_key(|s| s.start);
-    let mut out = Vec::new();
-    let mut at = start;
-    for s in sends {
-        let s0 = args.send.offset + s.start * elt;
-        let (lo, hi) = (s0.max(at), (s0 + s.len * elt).min(end));
-        if lo >= hi {
-            continue;
-        }
-        if lo > at {
-            out.push((at, zeros(at, lo)));
-        }
-        let skip = (lo - s0) / elt;
-        let piece = Segment {
-            start: s.start + skip,
-            len: (hi - lo) / elt,
-            content: shifted(s.content, skip),
-        };
-        out.push((lo, piece));
-        at = hi;
-    }
-    if at < end {
-        out.push((at, zeros(at, end)));
-    }
-    out
-}
-
-/// `content` starting `skip` elements later.
-fn shifted(content: Content, skip: usize) -> Content {
-    match content {
-        Content::ReduceInput { first } => Content::ReduceInput {
-            first: first + skip,
-        },
-        Content::Reduced { first } => Content::Reduced {
-            first: first + skip,
-        },
-        Content::Plain { first } => Content::Plain {
-            first: first + skip,
-        },
-        other => other,
-    }
 }

@@ -2,6 +2,7 @@
 //! operations every caller needs: write a [`Content`] run into bytes, and count the wrong
 //! elements of bytes against a [`Content`] run, fused (expected values are generated on the fly).
 
+use super::device::{family, DevRun, SIDE_INPUT};
 use super::dispatch::Reduce;
 use super::hash::{decoy_key_of, key_of};
 use super::kernel::{apply, Action};
@@ -79,6 +80,41 @@ impl Pattern {
                 let rank = (rank % self.nranks) as u64;
                 self.reduce
                     .input(self.dtype, self.key, rank, first as u64, action)
+            }
+        }
+    }
+}
+
+impl Pattern {
+    /// Fills `run` with the device form of the run [`Pattern::run`] would generate for the same
+    /// arguments (see [`DevRun::of`]).
+    pub(super) fn describe(&self, rank: usize, content: Content, at: usize, run: &mut DevRun) {
+        let d = &mut run.params;
+        d.width = self.dtype.size() as u32;
+        d.mask = crate::core::numeric::width_mask(self.dtype);
+        d.n = self.nranks as u32;
+        match content {
+            Content::Plain { first } => {
+                PlainGen::new(self.dtype, self.key).describe(d);
+                d.first = first as u64;
+            }
+            Content::Decoy => {
+                PlainGen::new(self.dtype, self.decoy_key).describe(d);
+                d.first = at as u64;
+            }
+            Content::Unchanged => d.family = family::ZERO,
+            Content::Reduced { first } => {
+                d.key = self.key;
+                d.first = first as u64;
+                d.tol = tolerance(self.dtype, self.op);
+                self.reduce.describe(run);
+            }
+            Content::ReduceInput { first } => {
+                d.key = self.key;
+                d.first = first as u64;
+                d.side = SIDE_INPUT;
+                d.rank = (rank % self.nranks) as u32;
+                self.reduce.describe(run);
             }
         }
     }

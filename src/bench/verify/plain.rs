@@ -45,6 +45,19 @@ impl PlainGen {
     }
 }
 
+impl PlainGen {
+    /// Writes this generator's device parameters (integers: `bits` stays 0).
+    pub(super) fn describe(&self, d: &mut super::device::DevParams) {
+        d.family = super::device::family::PLAIN;
+        d.key = self.key;
+        if let Some(f) = &self.float {
+            f.layout.describe(d);
+            d.lo = f.lo_field;
+            d.fields = f.fields;
+        }
+    }
+}
+
 impl Gen for PlainGen {
     #[inline(always)]
     fn bits(&self, g: Idx) -> u64 {

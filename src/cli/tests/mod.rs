@@ -79,6 +79,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
+        verify: crate::config::Verify::Auto,
         redact: false,
         tuning: Default::default(),
         argv: argv.iter().map(|s| s.to_string()).collect(),

@@ -139,6 +139,11 @@ fn probe_nccl(cfg: &RunConfig, join: &Join, lib: PathBuf) -> Result<nccl::Probe,
         cta_policy: cfg.cta_policy,
         register: cfg.local_register,
         collective: cfg.collective,
+        verify: match cfg.verify {
+            crate::config::Verify::Auto => nccl::VerifyMode::Auto,
+            crate::config::Verify::Device => nccl::VerifyMode::Device,
+            crate::config::Verify::Host => nccl::VerifyMode::Host,
+        },
     };
     nccl::probe(&opts)
 }

@@ -93,6 +93,13 @@ pub fn run_joined(
     if info.name == "host" {
         meta.backend_lines.extend(host_ignored_flags(cfg));
     }
+    if cfg.verify == crate::config::Verify::Device && info.name != "nccl" {
+        return Err(Error::usage(format!(
+            "--verify device needs the NCCL backend's GPU buffers; the {} backend verifies on \
+             the host (--verify host or auto)",
+            info.name
+        )));
+    }
     if let Some(t) = tuning.as_mut() {
         meta.backend_lines.extend(t.begin(&info)?);
         if let Some(env) = meta.environment.as_mut() {

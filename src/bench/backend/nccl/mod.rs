@@ -9,6 +9,7 @@ mod caps;
 mod devices;
 mod error;
 mod gate;
+mod kernels;
 mod launch;
 mod memory;
 mod register;
@@ -18,7 +19,9 @@ mod teardown;
 
 use std::time::{Duration, Instant};
 
-use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
+use crate::bench::backend::{
+    Backend, BackendInfo, Buf, Call, DeviceInfo, DeviceKernels, EventId, GraphId,
+};
 use crate::bench::cuda::{Context, Event, GraphExec, Stream};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
@@ -27,7 +30,8 @@ use nccl_sys::bindings::ncclComm_t;
 use nccl_sys::Nccl;
 
 pub use devices::{DeviceChoice, FIRST_DEVICE_ENV};
-pub use setup::{probe, single_process_id, NcclOptions, Probe};
+pub use kernels::PTX;
+pub use setup::{probe, single_process_id, NcclOptions, Probe, VerifyMode};
 
 use caps::Caps;
 use error::{cuda_err, nccl_err};
@@ -43,6 +47,8 @@ struct Rank {
     send: Option<DevMem>,
     recv: Option<DevMem>,
     registrations: Vec<Registration>,
+    /// The verification kernels, when device verification runs.
+    kernels: Option<kernels::RankKernels>,
 }
 
 /// Local ranks on GPUs through NCCL.
@@ -146,6 +152,14 @@ impl Drop for NcclBackend {
 }
 
 impl Backend for NcclBackend {
+    fn kernels(&mut self) -> Option<&mut dyn DeviceKernels> {
+        if self.ranks.iter().all(|r| r.kernels.is_some()) && !self.ranks.is_empty() {
+            Some(self)
+        } else {
+            None
+        }
+    }
+
     fn info(&self) -> &BackendInfo {
         &self.info
     }

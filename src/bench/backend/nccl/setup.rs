@@ -51,6 +51,20 @@ pub struct NcclOptions {
     pub register: u8,
     /// The collective (sendrecv limits P2P peers on new libraries, as nccl-tests does).
     pub collective: Collective,
+    /// `--verify`: where `-c` fills and checks buffers.
+    pub verify: VerifyMode,
+}
+
+/// `--verify`: where the verification data is filled and checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VerifyMode {
+    /// On the device where the kernels load into every rank's context, else on the host.
+    #[default]
+    Auto,
+    /// On the device; failing to load the kernels stops the run.
+    Device,
+    /// On the host (generated there, copied in and out).
+    Host,
 }
 
 /// The backend up to its communicators: library loaded, devices chosen, contexts retained,
@@ -187,8 +201,12 @@ impl Probe {
                 send: None,
                 recv: None,
                 registrations: Vec::new(),
+                kernels: None,
             });
         }
+        let mut info = info;
+        info.header_lines
+            .push(super::kernels::load_all(&mut ranks, opts.verify)?);
         init_comms(&nccl, &caps, &opts, &id, &mut ranks)?;
         let after_init = memory::free_by_device(&contexts)?;
         let devices = describe(&driver, &ranks, opts.group)?;

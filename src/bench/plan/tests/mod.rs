@@ -51,6 +51,7 @@ pub(super) fn config() -> RunConfig {
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
+        verify: crate::config::Verify::Auto,
         redact: false,
         tuning: TuningOptions::default(),
         argv: vec![],
