@@ -12,6 +12,7 @@ pub mod host;
 pub mod interrupt;
 pub mod numeric;
 pub mod op;
+pub mod parallel;
 pub mod redact;
 pub mod reduce;
 pub mod stats;

@@ -193,20 +193,16 @@ pub fn parse_files(
     paths: &[impl AsRef<Path> + Sync],
     opts: &ParseOptions,
 ) -> Result<LogSummary, LogError> {
-    use rayon::prelude::*;
     if let [one] = paths {
         let mut c = Collector::new(opts);
         add_path(&mut c, one.as_ref())?;
         return Ok(c.finish());
     }
-    let parts: Vec<Result<_, LogError>> = paths
-        .par_iter()
-        .map(|p| {
-            let mut c = Collector::new(opts);
-            add_path(&mut c, p.as_ref())?;
-            Ok(c.finish_with_ids())
-        })
-        .collect();
+    let parts: Vec<Result<_, LogError>> = crate::core::parallel::map(paths, |p| {
+        let mut c = Collector::new(opts);
+        add_path(&mut c, p.as_ref())?;
+        Ok(c.finish_with_ids())
+    });
     Ok(merge::merge(parts.into_iter().collect::<Result<_, _>>()?))
 }
 

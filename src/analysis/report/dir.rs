@@ -48,33 +48,14 @@ pub(crate) fn write(analysis: &Analysis, dir: &Path) -> Result<Vec<PathBuf>, Err
 /// Both PNGs of every curve, rasterised on all cores (about 0.1 s per chart on one core, so
 /// hundreds of curves would otherwise take minutes).
 fn pngs(charts: &[Charts]) -> Result<Vec<[Vec<u8>; 2]>, Error> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per_worker = charts.len().div_ceil(cores).max(1);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = charts
-            .chunks(per_worker)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|ch| {
-                            Ok([
-                                plot::svg_to_png(&ch.busbw_svg)?,
-                                plot::svg_to_png(&ch.time_svg)?,
-                            ])
-                        })
-                        .collect::<Result<Vec<_>, Error>>()
-                })
-            })
-            .collect();
-        let mut all = Vec::with_capacity(charts.len());
-        for worker in workers {
-            let part = worker.join().map_err(|_| {
-                Error::Output(std::io::Error::other("rendering PNG: a renderer panicked"))
-            })?;
-            all.extend(part?);
-        }
-        Ok(all)
+    crate::core::parallel::map(charts, |ch| {
+        Ok([
+            plot::svg_to_png(&ch.busbw_svg)?,
+            plot::svg_to_png(&ch.time_svg)?,
+        ])
     })
+    .into_iter()
+    .collect()
 }
 
 /// `index.md`: the reports, then one table row per curve with links to its four chart files.
