@@ -8,8 +8,10 @@
 //! file that records nothing contributes nothing; nothing here fails on any input.
 
 use crate::core::files::{expand, Take};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// Setup facts gathered from files (sets, so the order of files does not matter).
@@ -52,9 +54,8 @@ impl Facts {
 pub fn per_file(paths: &[PathBuf]) -> Vec<(String, Facts)> {
     let mut out = Vec::new();
     for file in expand(paths, Take::Regular) {
-        if let Some(text) = load(&file) {
-            let mut facts = Facts::default();
-            scan(&text, &mut facts);
+        let mut facts = Facts::default();
+        if scan_file(&file, &mut facts) {
             out.push((file.display().to_string(), facts));
         }
     }
@@ -65,37 +66,66 @@ pub fn per_file(paths: &[PathBuf]) -> Vec<(String, Facts)> {
 pub fn gather(paths: &[PathBuf]) -> Facts {
     let mut facts = Facts::default();
     for file in expand(paths, Take::Regular) {
-        if let Some(text) = load(&file) {
-            scan(&text, &mut facts);
-        }
+        scan_file(&file, &mut facts);
     }
     facts
 }
 
-/// A file's text, invalid UTF-8 replaced; `None` when it cannot be read or is no regular
-/// file (a FIFO was consumed by the row reader: opening it again would wait for a writer).
-fn load(path: &Path) -> Option<String> {
+/// Adds what the file at `path` records to `facts`, streaming it (memory stays bounded by a
+/// line, whatever the file's size); false when it cannot be read or is no regular file (a FIFO
+/// was consumed by the row reader: opening it again would wait for a writer).
+fn scan_file(path: &Path, facts: &mut Facts) -> bool {
     if !path.is_file() {
-        return None;
+        return false;
     }
-    std::fs::read(path)
-        .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let Ok(head) = reader.fill_buf() else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(head);
+    let body = head.trim_start_matches('\u{feff}').trim_start();
+    if body.starts_with('{') {
+        scan_json(reader, facts);
+    } else if is_csv_header(body.lines().next()) {
+        scan_csv(lines(reader), facts);
+    } else {
+        scan_text(lines(reader), facts);
+    }
+    true
+}
+
+/// The lines of `reader`, invalid UTF-8 replaced, up to the end or the first read error.
+fn lines(mut reader: impl BufRead) -> impl Iterator<Item = String> {
+    let mut buf = Vec::new();
+    std::iter::from_fn(move || {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(
+                String::from_utf8_lossy(&buf)
+                    .trim_end_matches('\n')
+                    .to_string(),
+            ),
+        }
+    })
+}
+
+fn is_csv_header(first: Option<&str>) -> bool {
+    first.is_some_and(|l| l.contains("busbw_gbs,") || l.ends_with("busbw_gbs"))
 }
 
 /// Adds what `text` records to `facts`.
 pub fn scan(text: &str, facts: &mut Facts) {
     let body = text.trim_start_matches('\u{feff}').trim_start();
     if body.starts_with('{') {
-        scan_json(body, facts);
-    } else if body
-        .lines()
-        .next()
-        .is_some_and(|l| l.contains("busbw_gbs,") || l.ends_with("busbw_gbs"))
-    {
-        scan_csv(body, facts);
+        scan_json(body.as_bytes(), facts);
+    } else if is_csv_header(body.lines().next()) {
+        scan_csv(body.lines(), facts);
     } else {
-        scan_text(body, facts);
+        scan_text(body.lines(), facts);
     }
 }
 
@@ -124,9 +154,10 @@ fn layout(procs: &BTreeSet<(String, String)>) -> Option<String> {
     ))
 }
 
-fn scan_text(text: &str, facts: &mut Facts) {
+fn scan_text<S: AsRef<str>>(lines: impl Iterator<Item = S>, facts: &mut Facts) {
     let mut procs: BTreeSet<(String, String)> = BTreeSet::new();
-    for line in text.lines() {
+    for line in lines {
+        let line = line.as_ref();
         if let Some(v) = crate::logs::version_in_line(line.as_bytes()) {
             facts.nccl_versions.insert(v.to_string());
         }
@@ -163,15 +194,34 @@ fn scan_text(text: &str, facts: &mut Facts) {
     facts.layouts.extend(layout(&procs));
 }
 
-fn scan_json(text: &str, facts: &mut Facts) {
-    let Ok(doc) = serde_json::from_str::<Value>(text) else {
+/// The parts of a result JSON that name its setup; everything else (`results` above all) is
+/// skipped as it is parsed, never held.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SetupDoc {
+    config: SetupConfig,
+    nccl_version: Value,
+    ncclbench: SetupNcclbench,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SetupConfig {
+    devices: Value,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SetupNcclbench {
+    backend: Value,
+}
+
+fn scan_json(reader: impl std::io::Read, facts: &mut Facts) {
+    let Ok(doc) = serde_json::from_reader::<_, SetupDoc>(reader) else {
         return;
     };
     let mut procs = BTreeSet::new();
-    let devices = doc
-        .pointer("/config/devices")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
+    let devices = doc.config.devices.as_array().map_or(&[][..], Vec::as_slice);
     for d in devices {
         let text = |k: &str| match d.get(k) {
             Some(Value::String(s)) => Some(s.trim().to_string()),
@@ -186,16 +236,17 @@ fn scan_json(text: &str, facts: &mut Facts) {
         }
     }
     facts.layouts.extend(layout(&procs));
-    let code = doc.get("nccl_version").and_then(Value::as_u64).unwrap_or(0);
+    let code = doc.nccl_version.as_u64().unwrap_or(0);
     facts.nccl_versions.extend(nccl_version(code));
-    if let Some(b) = doc.pointer("/ncclbench/backend").and_then(Value::as_str) {
+    if let Some(b) = doc.ncclbench.backend.as_str() {
         facts.backends.insert(b.to_string());
     }
 }
 
-fn scan_csv(text: &str, facts: &mut Facts) {
+fn scan_csv<S: AsRef<str>>(lines: impl Iterator<Item = S>, facts: &mut Facts) {
     let mut column = None;
-    for line in text.lines() {
+    for line in lines {
+        let line = line.as_ref();
         let fields: Vec<&str> = line.trim_end_matches('\r').split(',').collect();
         if fields.contains(&"busbw_gbs") {
             column = fields.iter().position(|f| *f == "backend");
@@ -211,71 +262,4 @@ fn scan_csv(text: &str, facts: &mut Facts) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_headers_give_gpus_layout_and_version() {
-        let text = "# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807\n\
-                    # nThread 1 nGpus 1 minBytes 8\n\
-                    #  Rank  0 Group  0 Pid   4242 on  node7 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n\
-                    #  Rank  1 Group  0 Pid   4243 on  node8 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n\
-                    node7:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n";
-        let mut f = Facts::default();
-        scan(text, &mut f);
-        assert_eq!(
-            f.gpus.into_iter().collect::<Vec<_>>(),
-            ["NVIDIA H100 80GB HBM3"]
-        );
-        assert_eq!(
-            f.layouts.into_iter().collect::<Vec<_>>(),
-            ["2 hosts, 2 processes"]
-        );
-        assert_eq!(
-            f.nccl_versions.into_iter().collect::<Vec<_>>(),
-            ["2.21.5", "2.28.7"]
-        );
-    }
-
-    #[test]
-    fn bare_and_tagged_version_lines_of_old_nccl_count() {
-        // NCCL up to 2.21 prints the version without a prefix, on rank 0's stdout only.
-        for line in [
-            "NCCL version 2.20.3+cuda12.2",
-            "[1,0]<stdout>:NCCL version 2.20.3+cuda12.2",
-            "0: NCCL version 2.20.3+cuda12.2",
-        ] {
-            let mut f = Facts::default();
-            scan(&format!("# nThread 1 nGpus 1 minBytes 8\n{line}\n"), &mut f);
-            assert_eq!(
-                f.nccl_versions.into_iter().collect::<Vec<_>>(),
-                ["2.20.3"],
-                "{line}"
-            );
-        }
-    }
-
-    #[test]
-    fn json_and_csv_give_what_they_record() {
-        let json = r#"{"nccl_version":2708,"config":{"devices":[{"pid":1,"hostname":"a","device_info":"GPU X"}]},
-                      "ncclbench":{"backend":"nccl"},"results":[]}"#;
-        let mut f = Facts::default();
-        scan(json, &mut f);
-        assert_eq!(
-            f.nccl_versions.iter().next().map(String::as_str),
-            Some("2.7.8")
-        );
-        assert!(f.backends.contains("nccl") && f.gpus.contains("GPU X"));
-        assert!(f.layouts.contains("1 host, 1 process"));
-        let csv = "cycle,dtype,placement,bytes,time_us,algbw_gbs,busbw_gbs,backend\n0,float,in_place,8,1,0,0,host\n";
-        let mut f = Facts::default();
-        scan(csv, &mut f);
-        assert_eq!(f.backends.into_iter().collect::<Vec<_>>(), ["host"]);
-        // Garbage records nothing and does not panic.
-        scan("{not json", &mut Facts::default());
-        scan(
-            "# Rank\n# Rank x Pid\n#nccl-library=zz\n",
-            &mut Facts::default(),
-        );
-    }
-}
+mod tests;
