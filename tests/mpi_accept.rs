@@ -5,6 +5,7 @@
 #![cfg(feature = "mpi")]
 
 use crate::support::mpi::have_mpirun;
+use ncclbench::core::collective::Collective;
 use std::path::Path;
 use std::process::Output;
 
@@ -74,7 +75,21 @@ fn two_processes_run_every_stage_and_rank_0_alone_reports() {
         serde_json::from_str(&std::fs::read_to_string(out.join("accept.json")).unwrap()).unwrap();
     assert_eq!(json["nranks"], 2);
     assert_eq!(json["backend"], "mpi");
-    assert_eq!(json["runs"].as_array().unwrap().len(), 20);
+    // One correctness run and one performance sweep per collective.
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2 * Collective::ALL.len(), "{runs:?}");
+    for c in Collective::ALL {
+        let of = |stage: &str| {
+            runs.iter()
+                .filter(|r| r["collective"] == c.name() && r["stage"] == stage)
+                .count()
+        };
+        assert_eq!(
+            (of("correctness"), of("performance")),
+            (1, 1),
+            "{c:?}: {runs:?}"
+        );
+    }
 }
 
 #[test]
