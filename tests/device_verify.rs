@@ -117,6 +117,13 @@ fn the_header_says_where_verification_ran_and_device_is_refused_off_the_gpu() {
         "{}",
         r.out
     );
+    let r = run("all_reduce --backend host -g 2 -b 1K -e 1K -n 1 -w 0", &[]);
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    assert!(
+        r.out.contains("# verify: host (buffers in host memory)"),
+        "{}",
+        r.out
+    );
     let r = run(
         "all_reduce --backend host -g 2 -b 1K -e 1K --verify device",
         &[],

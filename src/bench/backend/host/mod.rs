@@ -33,6 +33,10 @@ use std::time::{Duration, Instant};
 pub const HEADER_LINE: &str = "# backend: host (ranks are threads of this process, buffers in \
                                host memory; times are NOT NCCL's)";
 
+/// Where `-c` checks ran, named in every backend's header (the NCCL backend says device or
+/// host and why); here the buffers are host memory, so always the host.
+pub const VERIFY_LINE: &str = "# verify: host (buffers in host memory)";
+
 /// Something a rank queue runs, as launched or as recorded in a graph.
 #[derive(Clone)]
 enum Item {
@@ -82,7 +86,7 @@ impl HostBackend {
                 nranks,
                 first_rank: 0,
                 local_ranks: nranks,
-                header_lines: vec![HEADER_LINE.to_string()],
+                header_lines: vec![HEADER_LINE.to_string(), VERIFY_LINE.to_string()],
                 nccl_headers: None,
                 nccl_library: None,
                 memory_per_rank: mem_available().map(|m| m / nranks as u64),

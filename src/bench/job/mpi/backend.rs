@@ -56,6 +56,7 @@ impl MpiBackend {
                      collectives; reductions gather every input and fold it with NCCL's \
                      arithmetic, so times are NOT NCCL's or MPI_Allreduce's)"
                         .to_string(),
+                    "# verify: host (buffers in host memory)".to_string(),
                 ],
                 nccl_headers: None,
                 nccl_library: None,

@@ -245,7 +245,10 @@ fn info_and_devices_describe_local_threads() {
     );
     assert_eq!(
         info.header_lines,
-        vec!["# backend: host (ranks are threads of this process, buffers in host memory; times are NOT NCCL's)"]
+        vec![
+            "# backend: host (ranks are threads of this process, buffers in host memory; times are NOT NCCL's)",
+            "# verify: host (buffers in host memory)"
+        ]
     );
     assert_eq!(info.header_lines[0], HEADER_LINE);
     assert_eq!((info.nccl_headers, info.nccl_library), (None, None));
