@@ -216,6 +216,19 @@ pub trait Backend {
     }
 }
 
+/// Where a kernel runs: `elems` elements at byte `offset` of local rank `local`'s `buf`.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelRun {
+    /// Local rank.
+    pub local: usize,
+    /// Which allocation.
+    pub buf: Buf,
+    /// Byte offset of the run's first element.
+    pub offset: usize,
+    /// Elements.
+    pub elems: usize,
+}
+
 /// The verification kernels of `kernels/verify.cuh` on a backend's own buffers. A run is
 /// `elems` elements at byte `offset` of a local rank's allocation; `params` is the kernels'
 /// parameter block (`vf_params`) and `table` the sum pattern's leader table (may be empty).
@@ -223,26 +236,10 @@ pub trait Backend {
 /// lands before the collective that reads it), and all ranks run together.
 pub trait DeviceKernels {
     /// Queues a fill of the run.
-    fn fill(
-        &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        elems: usize,
-        params: &[u8],
-        table: &[i64],
-    ) -> Result<(), Error>;
+    fn fill(&mut self, at: KernelRun, params: &[u8], table: &[i64]) -> Result<(), Error>;
 
     /// Queues a count of the run's wrong elements into the rank's counter.
-    fn count(
-        &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        elems: usize,
-        params: &[u8],
-        table: &[i64],
-    ) -> Result<(), Error>;
+    fn count(&mut self, at: KernelRun, params: &[u8], table: &[i64]) -> Result<(), Error>;
 
     /// Waits for every rank's queued work and returns the sum of their counters (one integer
     /// per rank crosses to the host), which start again from zero.

@@ -130,7 +130,7 @@ pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error>
         for run in fill_runs(case)? {
             let d = DevRun::of(&p, run.rank, run.content, run.at);
             let params = d.params.as_bytes();
-            k.fill(run.local, run.buf, run.offset, run.len, params, &d.table)?;
+            k.fill(run.kernel_run(), params, &d.table)?;
         }
         return Ok(());
     }
@@ -150,7 +150,7 @@ pub fn check(backend: &mut dyn Backend, case: &CheckCase) -> Result<u64, Error> 
         for run in check_runs(case)? {
             let d = DevRun::of(&p, run.rank, run.content, run.at);
             let params = d.params.as_bytes();
-            k.count(run.local, run.buf, run.offset, run.len, params, &d.table)?;
+            k.count(run.kernel_run(), params, &d.table)?;
         }
         return k.take_wrong();
     }

@@ -4,7 +4,7 @@
 //! device kernels walk the same list, so they fill and check exactly the same elements.
 
 use super::CheckCase;
-use crate::bench::backend::{Buf, RankArgs};
+use crate::bench::backend::{Buf, KernelRun, RankArgs};
 use crate::core::collective::{Content, Segment};
 use crate::core::error::Error;
 
@@ -26,6 +26,18 @@ pub struct Run {
     /// Element position of the run's first element relative to the pointer the collective saw
     /// (the `at` of [`super::write_content`] and [`super::count_wrong`]).
     pub at: usize,
+}
+
+impl Run {
+    /// Where the device kernels find this run.
+    pub fn kernel_run(&self) -> KernelRun {
+        KernelRun {
+            local: self.local,
+            buf: self.buf,
+            offset: self.offset,
+            elems: self.len,
+        }
+    }
 }
 
 /// What [`super::prepare`] writes, in order: each local rank's receive region zeroed, then its

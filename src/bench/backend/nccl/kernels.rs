@@ -6,7 +6,7 @@
 
 use std::ffi::c_void;
 
-use crate::bench::backend::{Buf, DeviceKernels};
+use crate::bench::backend::{DeviceKernels, KernelRun};
 use crate::bench::cuda::{Context, DeviceBuffer, Function, Module};
 use crate::core::error::Error;
 
@@ -114,12 +114,12 @@ impl NcclBackend {
     /// Launches `fill` (or `count`) over the run.
     fn launch_run(
         &mut self,
-        at: Run,
+        at: KernelRun,
         params: &[u8],
         table: &[i64],
         count: bool,
     ) -> Result<(), Error> {
-        let Run {
+        let KernelRun {
             local,
             buf,
             offset,
@@ -177,15 +177,6 @@ impl NcclBackend {
     }
 }
 
-/// Where a kernel runs: `elems` elements at byte `offset` of local rank `local`'s `buf`.
-#[derive(Clone, Copy)]
-struct Run {
-    local: usize,
-    buf: Buf,
-    offset: usize,
-    elems: usize,
-}
-
 /// The `width` field of a parameter block (the kernels' element size).
 fn params_width(params: &[u8]) -> Result<usize, Error> {
     // vf_params: twenty 8-byte fields, then q32, family, side, kind, width (the fifth u32).
@@ -202,39 +193,11 @@ fn params_width(params: &[u8]) -> Result<usize, Error> {
 }
 
 impl DeviceKernels for NcclBackend {
-    fn fill(
-        &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        elems: usize,
-        params: &[u8],
-        table: &[i64],
-    ) -> Result<(), Error> {
-        let at = Run {
-            local,
-            buf,
-            offset,
-            elems,
-        };
+    fn fill(&mut self, at: KernelRun, params: &[u8], table: &[i64]) -> Result<(), Error> {
         self.launch_run(at, params, table, false)
     }
 
-    fn count(
-        &mut self,
-        local: usize,
-        buf: Buf,
-        offset: usize,
-        elems: usize,
-        params: &[u8],
-        table: &[i64],
-    ) -> Result<(), Error> {
-        let at = Run {
-            local,
-            buf,
-            offset,
-            elems,
-        };
+    fn count(&mut self, at: KernelRun, params: &[u8], table: &[i64]) -> Result<(), Error> {
         self.launch_run(at, params, table, true)
     }
 
