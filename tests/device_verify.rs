@@ -4,27 +4,8 @@
 //! the device path, a corrupted element is counted exactly through it, `--verify host` and
 //! `device` agree, and the header names which ran.
 
-use crate::support::bin::{ncclbench, Run};
-use crate::support::fake_nccl::fake_env;
+use crate::support::fake_nccl::{run_fake as run, table_rows as rows};
 use ncclbench::core::collective::Collective;
-
-fn run(args: &str, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = ncclbench();
-    fake_env(&mut cmd);
-    cmd.args(args.split_whitespace());
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    crate::support::bin::run(&mut cmd)
-}
-
-/// Data rows of the text table, split on whitespace.
-fn rows(out: &str) -> Vec<Vec<String>> {
-    out.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split_whitespace().map(str::to_string).collect())
-        .collect()
-}
 
 const DEVICE: &str = "# verify: device (";
 

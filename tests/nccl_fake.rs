@@ -6,29 +6,9 @@
 //! and failures: corrupted data (exit 7), a hung collective under -T (exit 4, rows kept), an
 //! asynchronous NCCL error (exit 3), too few GPUs (exit 5), the memory clamp of -e.
 
-use crate::support::bin::{ncclbench, Run};
-use crate::support::fake_nccl::fake_env;
+use crate::support::fake_nccl::{run_fake as run, table_rows as rows};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Runs `ncclbench <args>` on the fake with extra environment variables.
-fn run(args: &str, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = ncclbench();
-    fake_env(&mut cmd);
-    cmd.args(args.split_whitespace());
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    crate::support::bin::run(&mut cmd)
-}
-
-/// Data rows of the text table.
-fn rows(out: &str) -> Vec<Vec<String>> {
-    out.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split_whitespace().map(str::to_string).collect())
-        .collect()
-}
 
 /// Asserts a clean, fully verified run on the NCCL backend and returns its stdout.
 fn verified(args: &str, envs: &[(&str, &str)]) -> String {

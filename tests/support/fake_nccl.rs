@@ -72,3 +72,22 @@ pub fn fake_env(cmd: &mut Command) -> &mut Command {
     cmd.env("LD_LIBRARY_PATH", joined)
         .env("NCCLBENCH_NCCL_LIB", dir.join("libnccl.so.2"))
 }
+
+/// Runs `ncclbench <args>` on the fake with extra environment variables.
+pub fn run_fake(args: &str, envs: &[(&str, &str)]) -> crate::support::bin::Run {
+    let mut cmd = crate::support::bin::ncclbench();
+    fake_env(&mut cmd);
+    cmd.args(args.split_whitespace());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    crate::support::bin::run(&mut cmd)
+}
+
+/// Data rows of a text table, split on whitespace.
+pub fn table_rows(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
