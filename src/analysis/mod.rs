@@ -12,6 +12,7 @@ pub mod fit;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod input;
+pub mod inspector;
 pub mod log_findings;
 pub mod plot;
 pub mod read;

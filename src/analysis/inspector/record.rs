@@ -1,0 +1,103 @@
+//! One NCCL Inspector record as plain data: what the readers produce from a training job's
+//! profiler output (JSON records or a Prometheus textfile snapshot) and what the production
+//! report aggregates and holds against a benchmark curve.
+//!
+//! Sizes are kept twice: as the plugin wrote them, and in nccl-tests' convention for the
+//! collective (the size column of a benchmark table), because a job's record is only
+//! comparable with the benchmark row of the same convention.
+
+use crate::core::collective::Collective;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What was recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// A collective ncclbench benchmarks (NCCL's `AllReduce` is `all_reduce`).
+    Collective(Collective),
+    /// A collective name ncclbench has no benchmark for, as written.
+    Other(String),
+    /// A point-to-point send to `peer` (rank in the communicator; `None` when not written).
+    Send { peer: Option<u32> },
+    /// A point-to-point receive from `peer`.
+    Recv { peer: Option<u32> },
+}
+
+/// The message size of a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Size {
+    /// An exact byte count (JSON records).
+    Exact(u64),
+    /// A bucket `[lo, hi)` in bytes (Prometheus `message_size="512-513MB"` labels).
+    Bucket { lo: u64, hi: u64 },
+}
+
+/// How the record's time was taken (`coll_timing_source`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Timing {
+    /// GPU kernel timing (`kernel_gpu`): the only source comparable with a benchmark.
+    KernelGpu,
+    /// CPU-side kernel timing (`kernel_cpu`).
+    KernelCpu,
+    /// CPU-side whole-collective timing (`collective_cpu`).
+    CollectiveCpu,
+    /// Any other value, as written.
+    Other(String),
+}
+
+/// Where a record came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A JSON record.
+    Json,
+    /// One sample set of a Prometheus textfile snapshot (latest values, no per-call count).
+    Prometheus,
+}
+
+/// One recorded operation (or, for a Prometheus snapshot, one label set's latest values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The file it was read from (shared by all of that file's records).
+    pub file: Arc<PathBuf>,
+    /// JSON or Prometheus.
+    pub origin: Origin,
+    /// Communicator hash (`header.id`); one communicator has one id across its ranks.
+    pub comm_id: String,
+    /// `comm_name`, where the format version writes it.
+    pub comm_name: Option<String>,
+    /// Rank in the communicator (`None` where not written: Prometheus has `gpu` instead).
+    pub rank: Option<u32>,
+    /// Ranks of the communicator.
+    pub nranks: u32,
+    /// Nodes of the communicator, where written.
+    pub nnodes: Option<u32>,
+    /// Host name (`metadata.hostname`, Prometheus `node`).
+    pub host: Option<String>,
+    /// Process id (`metadata.pid`).
+    pub pid: Option<u32>,
+    /// The GPU (Prometheus `gpu` label), where written.
+    pub gpu: Option<String>,
+    /// The operation.
+    pub op: Op,
+    /// Per-communicator sequence number (`coll_sn` / `p2p_sn`).
+    pub seq: Option<u64>,
+    /// The size as the plugin wrote it.
+    pub raw_size: Size,
+    /// The size in nccl-tests' convention for the collective (what a benchmark row's size
+    /// column means), derived from `raw_size` and the rank count.
+    pub size: Size,
+    /// Execution time in microseconds.
+    pub time_us: f64,
+    /// The timing source (`None`: older format versions do not write it).
+    pub timing: Option<Timing>,
+    /// Algorithm bandwidth as written, GB/s.
+    pub algbw_gbs: Option<f64>,
+    /// Bus bandwidth as written, GB/s.
+    pub busbw_gbs: Option<f64>,
+    /// NCCL's algorithm and protocol (`Ring_ll`), where written (Prometheus `algo_proto`).
+    pub algo_proto: Option<String>,
+    /// `metadata.dump_timestamp_us` (or the event trace's time), for ordering records in time.
+    pub timestamp_us: Option<u64>,
+    /// `inspector_output_format_version` (or the Prometheus `version` label).
+    pub format_version: Option<String>,
+}
