@@ -18,9 +18,15 @@ pub enum Op {
     /// A collective name ncclbench has no benchmark for, as written.
     Other(String),
     /// A point-to-point send to `peer` (rank in the communicator; `None` when not written).
-    Send { peer: Option<u32> },
+    Send {
+        /// The receiving rank.
+        peer: Option<u32>,
+    },
     /// A point-to-point receive from `peer`.
-    Recv { peer: Option<u32> },
+    Recv {
+        /// The sending rank.
+        peer: Option<u32>,
+    },
 }
 
 /// The message size of a record.
@@ -29,7 +35,12 @@ pub enum Size {
     /// An exact byte count (JSON records).
     Exact(u64),
     /// A bucket `[lo, hi)` in bytes (Prometheus `message_size="512-513MB"` labels).
-    Bucket { lo: u64, hi: u64 },
+    Bucket {
+        /// Lowest size of the bucket.
+        lo: u64,
+        /// First size above the bucket.
+        hi: u64,
+    },
 }
 
 /// How the record's time was taken (`coll_timing_source`).
