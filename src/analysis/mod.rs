@@ -15,6 +15,7 @@ pub mod input;
 pub mod inspector;
 pub mod log_findings;
 pub mod plot;
+pub mod production;
 pub mod read;
 pub mod report;
 pub(crate) mod units;

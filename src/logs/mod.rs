@@ -23,6 +23,7 @@ mod collect;
 mod decision;
 pub mod event;
 pub mod findings;
+mod lines;
 mod merge;
 pub mod names;
 mod parser;
@@ -44,6 +45,7 @@ pub use collect::Collector;
 pub use event::{
     CollCall, CommInit, Connection, Decision, DecisionPath, Event, Origin, Record, Transport,
 };
+pub use lines::{for_each_line, LineEnd};
 pub use names::{Algo, Func, NcclVersion, Proto};
 pub use parser::LineParser;
 pub use summary::LogSummary;
@@ -84,63 +86,6 @@ pub enum LogError {
     },
 }
 
-/// Calls `f` with each physical line of `reader` (without `\n`) and whether it was the last
-/// one and lacked its newline. Lines over [`MAX_LINE`] are cut, and `f` is told so.
-pub fn for_each_line<R: BufRead>(
-    mut reader: R,
-    mut f: impl FnMut(&[u8], LineEnd),
-) -> io::Result<()> {
-    let mut carry: Vec<u8> = Vec::new();
-    let mut overlong = false;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            if !carry.is_empty() || overlong {
-                f(&carry, LineEnd::Missing { overlong });
-            }
-            return Ok(());
-        }
-        let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', buf) {
-            if carry.is_empty() && !overlong {
-                f(&buf[start..nl], LineEnd::Newline);
-            } else {
-                let room = MAX_LINE.saturating_sub(carry.len());
-                carry.extend_from_slice(&buf[start..nl][..(nl - start).min(room)]);
-                let cut = overlong || nl - start > room;
-                f(&carry, if cut { LineEnd::Cut } else { LineEnd::Newline });
-                carry.clear();
-                overlong = false;
-            }
-            start = nl + 1;
-        }
-        let rest = &buf[start..];
-        let room = MAX_LINE.saturating_sub(carry.len());
-        carry.extend_from_slice(&rest[..rest.len().min(room)]);
-        overlong |= rest.len() > room;
-        let n = buf.len();
-        reader.consume(n);
-    }
-}
-
-/// How a physical line ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineEnd {
-    /// With `\n`.
-    Newline,
-    /// With `\n`, but longer than [`MAX_LINE`] and cut.
-    Cut,
-    /// At the end of input without `\n` (possibly cut as well).
-    Missing {
-        /// Whether it was also cut.
-        overlong: bool,
-    },
-}
-
 /// Parses one input into a summary. `file` labels evidence lines.
 pub fn parse_reader<R: BufRead>(
     reader: R,
@@ -160,9 +105,9 @@ pub fn add_reader<R: BufRead>(
 ) -> Result<(), LogError> {
     let mut parser = LineParser::new();
     collector.begin_file(file);
-    for_each_line(reader, |line, end| {
+    lines::for_each_line_hits(reader, |line, end, hits| {
         let mut sink = |rec: Record| collector.record(rec, line);
-        if parser.line(line, &mut sink) {
+        if parser.line_hits(line, hits, &mut sink) {
             collector.nccl_line();
         }
         match end {

@@ -56,6 +56,8 @@ pub struct LineParser {
     bare_version: Option<NcclVersion>,
     line: u64,
     warnings: ParseWarnings,
+    /// Scratch for [`LineParser::line`]'s `NCCL ` offsets (kept to not allocate per line).
+    hits: Vec<usize>,
 }
 
 impl LineParser {
@@ -83,15 +85,42 @@ impl LineParser {
     /// calls `f` with each record it holds, in order. Returns whether the line held any NCCL
     /// message.
     pub fn line(&mut self, bytes: &[u8], f: &mut dyn FnMut(Record)) -> bool {
+        let mut hits = std::mem::take(&mut self.hits);
+        super::lines::hits_in(bytes, &mut hits);
+        let found = self.line_hits(bytes, &hits, f);
+        self.hits = hits;
+        found
+    }
+
+    /// [`LineParser::line`] given the offsets of `NCCL ` in `bytes` (ascending), as
+    /// [`super::lines`] finds them for a whole buffer at once.
+    pub(super) fn line_hits(
+        &mut self,
+        bytes: &[u8],
+        hits: &[usize],
+        f: &mut dyn FnMut(Record),
+    ) -> bool {
         self.line += 1;
+        if hits.is_empty() {
+            // No prefix marker and no `NCCL version`: nothing here for the parser.
+            return false;
+        }
         let finder = self.finder;
         let mut found = false;
-        finder.each(bytes, |p| {
+        // A marker is ` NCCL `: the hits with a space before them.
+        let markers = hits
+            .iter()
+            .filter(|&&h| h > 0 && bytes[h - 1] == b' ')
+            .map(|&h| h - 1);
+        finder.each_at(bytes, markers, |p| {
             found = true;
             self.message(p, f);
         });
         if !found {
-            if let Some(at) = memchr::memmem::find(bytes, b"NCCL version ") {
+            let version = hits
+                .iter()
+                .find(|&&h| bytes[h..].starts_with(b"NCCL version "));
+            if let Some(&at) = version {
                 // Up to 2.21 rank 0 prints the version bare, without a prefix.
                 let event = topo::parse(&bytes[at..]);
                 if let Some(Event::Version { version, .. }) = &event {

@@ -9,8 +9,6 @@
 //! fields are read backwards from it. A message runs to the start of the next prefix or the
 //! end of the line. Nothing here allocates.
 
-use memchr::memmem;
-
 /// The level word after `NCCL`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -43,10 +41,11 @@ pub struct Prefixed<'a> {
     pub msg: &'a [u8],
 }
 
-/// The ` NCCL ` marker's searcher, built once per program: building one costs about as much
-/// as scanning a whole line with it.
-static MARKER: std::sync::LazyLock<memmem::Finder<'static>> =
-    std::sync::LazyLock::new(|| memmem::Finder::new(b" NCCL "));
+/// The ` NCCL ` marker's searcher for [`Finder::each`] (the parser takes its markers from the
+/// scan of a whole buffer instead).
+#[cfg(test)]
+static MARKER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" NCCL "));
 
 /// Finds prefixed messages (a handle on the shared searcher; copying it is free).
 #[derive(Debug, Default, Clone, Copy)]
@@ -62,10 +61,22 @@ struct Hit<'a> {
 impl Finder {
     /// Calls `f` for each prefixed message in `line`, in order. Returns whether `line`
     /// contains `NCCL` at all (cheap test for lines of other programs).
-    pub fn each<'a>(&self, line: &'a [u8], mut f: impl FnMut(Prefixed<'a>)) -> bool {
+    #[cfg(test)]
+    pub fn each<'a>(&self, line: &'a [u8], f: impl FnMut(Prefixed<'a>)) -> bool {
+        self.each_at(line, MARKER.find_iter(line), f)
+    }
+
+    /// [`Finder::each`] with the ` NCCL ` markers of `line` already found (`markers`: their
+    /// offsets, ascending), as a scan of a whole buffer finds them.
+    pub fn each_at<'a>(
+        &self,
+        line: &'a [u8],
+        markers: impl Iterator<Item = usize>,
+        mut f: impl FnMut(Prefixed<'a>),
+    ) -> bool {
         let mut pending: Option<Hit<'a>> = None;
         let mut any = false;
-        for pos in MARKER.find_iter(line) {
+        for pos in markers {
             any = true;
             let Some(hit) = hit_at(line, pos) else {
                 continue;

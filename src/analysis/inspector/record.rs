@@ -43,6 +43,20 @@ pub enum Size {
     },
 }
 
+/// How [`Record::size`] was derived from [`Record::raw_size`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeRule {
+    /// The size as written is already nccl-tests' size (AllReduce, Broadcast, Reduce, P2P).
+    AsWritten,
+    /// The size as written is one rank's part: nccl-tests' size is that times the rank count
+    /// (AllGather, ReduceScatter).
+    TimesRanks,
+    /// Neither the collective nor the record's own bandwidths tell the convention (the plugin
+    /// writes zero bandwidths for AllToAll): `size` holds `raw_size` unconverted and must not be
+    /// joined to a benchmark row by size.
+    Unknown,
+}
+
 /// How the record's time was taken (`coll_timing_source`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Timing {
@@ -97,6 +111,8 @@ pub struct Record {
     /// The size in nccl-tests' convention for the collective (what a benchmark row's size
     /// column means), derived from `raw_size` and the rank count.
     pub size: Size,
+    /// How `size` was derived (and whether it can be trusted for a join by size).
+    pub size_rule: SizeRule,
     /// Execution time in microseconds.
     pub time_us: f64,
     /// The timing source (`None`: older format versions do not write it).

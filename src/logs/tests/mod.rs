@@ -8,6 +8,7 @@ use crate::logs::{Algo, DecisionPath, Func, Proto};
 use std::io::BufReader;
 use std::path::Path;
 
+mod fast_path;
 mod many_files;
 mod old_logs;
 

@@ -1,0 +1,247 @@
+//! One JSON record object into a [`Record`]: borrowed deserialisation into private structs
+//! that hold only the fields kept (serde skips the rest without building it).
+//!
+//! The plugin (output format v4.0) writes each record as `{"header": {...}, "metadata":
+//! {...}, "coll_perf" | "p2p_perf": {...}}`. `header` holds `id` (the communicator hash as a
+//! hex string), `comm_name` (newer versions; `"unknown"` for an unnamed communicator), `rank`,
+//! `n_ranks`, `nnodes`; `metadata` holds `inspector_output_format_version`, `git_rev`,
+//! `rec_mechanism`, `dump_timestamp_us`, `hostname`, `pid`. `coll_perf` holds `coll` (NCCL's
+//! function name), `coll_sn`, `coll_msg_size_bytes`, `coll_exec_time_us` (an integer),
+//! `coll_timing_source` (newer versions), `coll_algobw_gbs`, `coll_busbw_gbs`; `p2p_perf` the
+//! same with the `p2p` prefix and `p2p_peer`. Bandwidths are printed with `%lf`, so a NaN is
+//! the string `"nan"` (read as not written). Verbose records add `event_trace_sn` and
+//! `event_trace_ts` inside the perf object; only the operation's start time is kept from them.
+//!
+//! Required: `header.id`, `header.n_ranks`, the function name, size and time. A record without
+//! one of them, with a field of the wrong type, or with no perf object is skipped with the
+//! reason; a record whose only section is of another kind (`*_perf` keys this reader does not
+//! know) is counted in the file's notes.
+
+use super::convention::{apply, collective_op, p2p_op, size_rule, timing};
+use crate::analysis::inspector::record::{Origin, Record, Size};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Deserialize)]
+struct Header<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    comm_name: Option<Cow<'a, str>>,
+    rank: Option<u32>,
+    n_ranks: Option<u32>,
+    nnodes: Option<u32>,
+}
+
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(borrow)]
+    inspector_output_format_version: Option<Cow<'a, str>>,
+    dump_timestamp_us: Option<u64>,
+    #[serde(borrow)]
+    hostname: Option<Cow<'a, str>>,
+    pid: Option<u32>,
+}
+
+/// `coll_perf` or `p2p_perf`: the p2p keys are aliases of the coll ones.
+#[derive(Deserialize)]
+struct Perf<'a> {
+    #[serde(borrow, alias = "p2p")]
+    coll: Option<Cow<'a, str>>,
+    #[serde(alias = "p2p_sn")]
+    coll_sn: Option<u64>,
+    p2p_peer: Option<u32>,
+    #[serde(alias = "p2p_msg_size_bytes")]
+    coll_msg_size_bytes: Option<u64>,
+    #[serde(alias = "p2p_exec_time_us")]
+    coll_exec_time_us: Option<f64>,
+    #[serde(borrow, alias = "p2p_timing_source")]
+    coll_timing_source: Option<Cow<'a, str>>,
+    #[serde(default, alias = "p2p_algobw_gbs", deserialize_with = "bandwidth")]
+    coll_algobw_gbs: Option<f64>,
+    #[serde(default, alias = "p2p_busbw_gbs", deserialize_with = "bandwidth")]
+    coll_busbw_gbs: Option<f64>,
+    event_trace_sn: Option<IgnoredAny>,
+    event_trace_ts: Option<TraceTs>,
+}
+
+#[derive(Deserialize)]
+struct TraceTs {
+    #[serde(alias = "p2p_start_ts")]
+    coll_start_ts: Option<u64>,
+}
+
+/// A bandwidth: a number, or a string (`"nan"`) read as not written.
+fn bandwidth<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a bandwidth (a number or \"nan\")")
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Option<f64>, E> {
+            Ok(Some(v))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Option<f64>, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Option<f64>, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Option<f64>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Option<f64>, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// The top-level object; its keys are matched by hand so an unknown section's name is kept.
+struct Raw<'a> {
+    header: Option<Header<'a>>,
+    metadata: Option<Meta<'a>>,
+    coll: Option<Perf<'a>>,
+    p2p: Option<Perf<'a>>,
+    other: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Raw<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Raw<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an Inspector record object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw<'de>, A::Error> {
+                let mut raw = Raw {
+                    header: None,
+                    metadata: None,
+                    coll: None,
+                    p2p: None,
+                    other: None,
+                };
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "header" => raw.header = Some(map.next_value()?),
+                        "metadata" => raw.metadata = Some(map.next_value()?),
+                        "coll_perf" => raw.coll = Some(map.next_value()?),
+                        "p2p_perf" => raw.p2p = Some(map.next_value()?),
+                        other => {
+                            if raw.other.is_none() {
+                                raw.other = Some(other.to_string());
+                            }
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(raw)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// What one object was.
+#[derive(Debug, PartialEq)]
+pub(super) enum Parsed {
+    /// A record, and whether it carried a verbose event trace.
+    Record(Box<Record>, bool),
+    /// A record of another kind (the name of its first unknown section).
+    OtherKind(String),
+    /// An object that is no usable record, with the reason.
+    Skip(String),
+}
+
+/// Parses one object (`text` from `{` to `}`) of `file`.
+pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>) -> Parsed {
+    let raw: Raw = match serde_json::from_slice(text) {
+        Ok(raw) => raw,
+        Err(e) => return Parsed::Skip(format!("invalid record: {e}")),
+    };
+    let (perf, p2p) = match (raw.coll, raw.p2p) {
+        (Some(c), None) => (c, false),
+        (None, Some(p)) => (p, true),
+        (Some(_), Some(_)) => return Parsed::Skip("both coll_perf and p2p_perf".into()),
+        (None, None) => {
+            return match raw.other {
+                Some(kind) if raw.header.is_some() || kind.ends_with("_perf") => {
+                    Parsed::OtherKind(kind)
+                }
+                _ => Parsed::Skip("no coll_perf or p2p_perf".into()),
+            }
+        }
+    };
+    let (section, prefix) = if p2p {
+        ("p2p_perf", "p2p")
+    } else {
+        ("coll_perf", "coll")
+    };
+    let Some(header) = raw.header else {
+        return Parsed::Skip("no header".into());
+    };
+    let missing = |what: &str| Parsed::Skip(format!("missing {what}"));
+    let Some(id) = header.id else {
+        return missing("header.id");
+    };
+    let Some(nranks) = header.n_ranks else {
+        return missing("header.n_ranks");
+    };
+    let Some(name) = perf.coll else {
+        return missing(&format!("{section}.{prefix}"));
+    };
+    let Some(bytes) = perf.coll_msg_size_bytes else {
+        return missing(&format!("{section}.{prefix}_msg_size_bytes"));
+    };
+    let Some(time_us) = perf.coll_exec_time_us else {
+        return missing(&format!("{section}.{prefix}_exec_time_us"));
+    };
+    let op = if p2p {
+        p2p_op(&name, perf.p2p_peer)
+    } else {
+        collective_op(&name)
+    };
+    let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
+    let raw_size = Size::Exact(bytes);
+    let Some(size) = apply(rule, raw_size, nranks) else {
+        return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
+    };
+    let meta = raw.metadata;
+    let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
+    let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
+    let record = Record {
+        file: Arc::clone(file),
+        origin: Origin::Json,
+        comm_id: id.into_owned(),
+        comm_name: header.comm_name.map(Cow::into_owned),
+        rank: header.rank,
+        nranks,
+        nnodes: header.nnodes,
+        host: meta
+            .as_ref()
+            .and_then(|m| m.hostname.as_deref().map(str::to_string)),
+        pid: meta.as_ref().and_then(|m| m.pid),
+        gpu: None,
+        op,
+        seq: perf.coll_sn,
+        raw_size,
+        size,
+        size_rule: rule,
+        time_us,
+        timing: perf.coll_timing_source.as_deref().map(timing),
+        algbw_gbs: perf.coll_algobw_gbs,
+        busbw_gbs: perf.coll_busbw_gbs,
+        algo_proto: None,
+        timestamp_us: trace_start.or(meta.as_ref().and_then(|m| m.dump_timestamp_us)),
+        format_version: meta
+            .and_then(|m| m.inspector_output_format_version)
+            .map(Cow::into_owned),
+    };
+    Parsed::Record(Box::new(record), verbose)
+}

@@ -1,0 +1,125 @@
+//! Readers for NCCL Inspector output: JSON record files ([`json`], split into objects by
+//! [`split`] and streamed in parallel pieces by [`stream`]) and Prometheus textfile snapshots
+//! ([`prometheus`]), plain or gzip-compressed, named one by one or as dump directories read
+//! recursively ([`files`]). Sizes are put in nccl-tests' convention by [`convention`].
+//!
+//! Nothing is dropped silently: an object that is no usable record is a skipped entry (file,
+//! byte offset or line, reason); a file cut mid-object keeps every complete record and says
+//! how many bytes were dropped; verbose traces, other record kinds and unknown format versions
+//! are notes. A named file that cannot be read or is not Inspector output, and a directory
+//! holding none, are an [`Error::Usage`] naming it.
+
+mod convention;
+mod files;
+mod json;
+mod prometheus;
+mod split;
+mod stream;
+mod tally;
+
+#[cfg(test)]
+mod tests;
+
+use crate::analysis::inspector::record::Record;
+use crate::core::error::Error;
+use files::Kind;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tally::Tally;
+
+/// Everything read from a set of Inspector files.
+#[derive(Debug, Default)]
+pub struct InspectorSet {
+    /// The records, file by file (in path order) and in file order within each.
+    pub records: Vec<Record>,
+    /// How many files were read.
+    pub files: usize,
+    /// One line per fact worth knowing: a file cut mid-record (`FILE: cut mid-record at byte
+    /// N: M bytes dropped`), records of a kind ignored, unknown format versions, directory
+    /// entries that are not Inspector output.
+    pub notes: Vec<String>,
+    /// Unusable entries: file, byte offset (JSON) or line (Prometheus), reason.
+    pub skipped: Vec<(PathBuf, u64, String)>,
+}
+
+/// Whether `path` is Inspector output: a directory holding an Inspector file anywhere below
+/// it, or a file whose first bytes (after gunzip) start a record object (first key `header`,
+/// `coll_perf` or `p2p_perf`) or a Prometheus textfile with `nccl_` metrics.
+pub fn looks_like_inspector(path: &Path) -> bool {
+    if path.is_dir() {
+        files::dir_has_inspector(path)
+    } else {
+        files::open(path).is_ok_and(|o| o.kind.is_some())
+    }
+}
+
+/// Reads every path (a file, or a directory read recursively for its Inspector files) into
+/// one [`InspectorSet`]; files are parsed in parallel, large files in parallel pieces.
+pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
+    let mut set = InspectorSet::default();
+    let mut todo: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let all = files::walk(path)
+                .map_err(|e| Error::usage(format!("{}: cannot read: {e}", path.display())))?;
+            let found: Vec<PathBuf> = crate::core::parallel::map(&all, |f| {
+                files::open(f).is_ok_and(|o| o.kind.is_some())
+            })
+            .into_iter()
+            .zip(&all)
+            .filter_map(|(yes, f)| yes.then(|| f.clone()))
+            .collect();
+            if found.is_empty() {
+                return Err(Error::usage(format!(
+                    "{}: no NCCL Inspector files in this directory (JSON records or a \
+                     Prometheus textfile, plain or gzip)",
+                    path.display()
+                )));
+            }
+            if found.len() < all.len() {
+                set.notes.push(format!(
+                    "{}: {} files that are not Inspector output left out",
+                    path.display(),
+                    all.len() - found.len()
+                ));
+            }
+            todo.extend(found);
+        } else {
+            todo.push(path.clone());
+        }
+    }
+    let results = crate::core::parallel::map(&todo, |path| read_file(path));
+    for (path, result) in todo.iter().zip(results) {
+        let (tally, json) = result?;
+        let name = path.display().to_string();
+        set.notes.extend(tally.notes(&name, json));
+        set.skipped.extend(
+            tally
+                .skipped
+                .into_iter()
+                .map(|(at, why)| (path.clone(), at, why)),
+        );
+        set.records.extend(tally.records);
+        set.files += 1;
+    }
+    Ok(set)
+}
+
+/// Reads one file; the flag says whether it was JSON (for its notes).
+fn read_file(path: &Path) -> Result<(Tally, bool), Error> {
+    let name = path.display();
+    let opened =
+        files::open(path).map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
+    let file = Arc::new(path.to_path_buf());
+    match opened.kind {
+        Some(Kind::Json) => Ok((stream::read_json(file, opened.reader), true)),
+        Some(Kind::Prometheus) => Ok((prometheus::read(file, opened.reader), false)),
+        None if opened.empty => Err(Error::usage(format!("{name}: empty file"))),
+        None => Err(Error::usage(format!(
+            "{name}: not NCCL Inspector output (neither JSON records starting with \
+             \"header\", \"coll_perf\" or \"p2p_perf\" nor a Prometheus textfile of nccl_ \
+             metrics{})",
+            if opened.gzip { ", after gunzip" } else { "" }
+        ))),
+    }
+}

@@ -1,0 +1,203 @@
+//! A JSON records file streamed in blocks: a reader thread fills blocks (decompressing gzip)
+//! while the blocks before are parsed, each block cut into pieces at lines that start with
+//! `{` and the pieces parsed in parallel. Memory holds a few blocks and the records kept.
+//!
+//! A cut at a line starting with `{` is a record boundary in the plugin's one-record-a-line
+//! output and in indented pretty-printing, but not necessarily in every file. So each piece
+//! is checked: a piece that does not end exactly where its last object ends was cut inside an
+//! object, and the block is scanned again from that piece's start as one piece. The result is
+//! the same as one sequential scan, whatever the cuts.
+
+use super::json::{parse, Parsed};
+use super::split::{scan, Found, MAX_RECORD};
+use super::tally::Tally;
+use memchr::memmem;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::Arc;
+
+/// Bytes read per block.
+const BLOCK: usize = 8 << 20;
+/// Bytes per piece parsed by one task.
+const PIECE: usize = 512 << 10;
+
+/// Reads `r` in blocks of about [`BLOCK`] bytes, each ending after a newline that is followed
+/// by `{` where the block holds one, so that few records straddle blocks; `send` returns
+/// false to stop. An error is sent as the last item.
+fn read_blocks(r: &mut dyn Read, mut send: impl FnMut(io::Result<Vec<u8>>) -> bool) {
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + MAX_RECORD);
+    loop {
+        let want = (BLOCK.saturating_sub(buf.len())).max(64 << 10) as u64;
+        match (&mut *r).take(want).read_to_end(&mut buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                if !buf.is_empty() {
+                    send(Ok(std::mem::take(&mut buf)));
+                }
+                send(Err(e));
+                return;
+            }
+            Ok(0) => {
+                if !buf.is_empty() {
+                    send(Ok(buf));
+                }
+                return;
+            }
+            Ok(_) if buf.len() < BLOCK => continue,
+            Ok(_) => {
+                let tail = match memmem::rfind(&buf, b"\n{") {
+                    Some(k) => buf.split_off(k + 1),
+                    None => Vec::new(),
+                };
+                let mut next = Vec::with_capacity(BLOCK + MAX_RECORD);
+                next.extend_from_slice(&tail);
+                if !send(Ok(std::mem::replace(&mut buf, next))) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// What one piece held.
+struct PieceOut {
+    tally: Tally,
+    /// Bytes of the piece consumed (less than its length: an object open at its end).
+    consumed: usize,
+}
+
+/// Scans and parses one piece whose first byte is at `base` in the file.
+fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
+    let mut tally = Tally::default();
+    let consumed = scan(bytes, |found| match found {
+        Found::Object { at, text } => match parse(text, file) {
+            Parsed::Record(r, verbose) => tally.record(*r, verbose),
+            Parsed::OtherKind(kind) => tally.other_kind(kind),
+            Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
+        },
+        Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
+    });
+    PieceOut { tally, consumed }
+}
+
+/// Where the pieces of `data` start.
+fn cuts(data: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    let mut at = PIECE;
+    while at < data.len() {
+        match memmem::find(&data[at..], b"\n{") {
+            Some(k) => {
+                starts.push(at + k + 1);
+                at += k + 1 + PIECE;
+            }
+            None => break,
+        }
+    }
+    starts
+}
+
+/// The blocks of one file parsed so far.
+struct Consumer {
+    file: Arc<PathBuf>,
+    tally: Tally,
+    /// The bytes of an object still open at the end of the last block.
+    carry: Vec<u8>,
+    /// File offset of `carry`'s first byte.
+    offset: u64,
+}
+
+impl Consumer {
+    fn feed(&mut self, block: Vec<u8>) {
+        let data = if self.carry.is_empty() {
+            block
+        } else {
+            let mut d = std::mem::take(&mut self.carry);
+            d.extend_from_slice(&block);
+            d
+        };
+        let starts = cuts(&data);
+        let ends: Vec<usize> = starts[1..].iter().copied().chain([data.len()]).collect();
+        let spans: Vec<(usize, usize)> = starts.into_iter().zip(ends).collect();
+        let mut outs = crate::core::parallel::map(&spans, |&(s, e)| {
+            piece(&data[s..e], self.offset + s as u64, &self.file)
+        });
+        // The first piece cut inside an object: the rest of the block is scanned as one piece.
+        if let Some(bad) =
+            (0..spans.len() - 1).find(|&i| outs[i].consumed != spans[i].1 - spans[i].0)
+        {
+            let s = spans[bad].0;
+            outs.truncate(bad);
+            outs.push(piece(&data[s..], self.offset + s as u64, &self.file));
+            let last = outs.len() - 1;
+            outs[last].consumed += s;
+        } else {
+            let last = outs.len() - 1;
+            outs[last].consumed += spans[last].0;
+        }
+        let consumed = outs.last().map_or(0, |o| o.consumed);
+        for out in outs {
+            self.tally.merge(out.tally);
+        }
+        self.carry = data[consumed..].to_vec();
+        self.offset += consumed as u64;
+    }
+
+    /// The tally at the end of the file (or of what could be read of it).
+    fn finish(mut self, error: Option<io::Error>) -> Tally {
+        let name = self.file.display().to_string();
+        let end = self.offset + self.carry.len() as u64;
+        if let Some(e) = error {
+            self.tally
+                .note(format!("{name}: read stopped at byte {end}: {e}"));
+        }
+        if !self.carry.is_empty() {
+            self.tally.note(format!(
+                "{name}: cut mid-record at byte {}: {} bytes dropped",
+                self.offset,
+                self.carry.len()
+            ));
+        }
+        self.tally
+    }
+}
+
+/// Parses the JSON records file `file` from `reader` (its whole content, decompressed).
+pub(super) fn read_json(file: Arc<PathBuf>, mut reader: Box<dyn Read + Send>) -> Tally {
+    let mut consumer = Consumer {
+        file,
+        tally: Tally::default(),
+        carry: Vec::new(),
+        offset: 0,
+    };
+    let mut error = None;
+    let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
+    let source = &mut reader;
+    let threaded = std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("inspector-read".into())
+            .spawn_scoped(scope, move || {
+                read_blocks(&mut **source, |b| tx.send(b).is_ok())
+            });
+        if spawned.is_ok() {
+            for block in rx.iter() {
+                match block {
+                    Ok(b) => consumer.feed(b),
+                    Err(e) => error = Some(e),
+                }
+            }
+        }
+        spawned.is_ok()
+    });
+    if !threaded {
+        // No thread to spare: read and parse in turn on this one.
+        read_blocks(&mut *reader, |b| {
+            match b {
+                Ok(b) => consumer.feed(b),
+                Err(e) => error = Some(e),
+            }
+            true
+        });
+    }
+    consumer.finish(error)
+}

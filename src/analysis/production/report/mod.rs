@@ -1,0 +1,62 @@
+//! Renderings of the production [`Report`]: terminal, markdown, JSON ([`render`]) and a
+//! directory with `report.md`, `report.html` (charts inline) and `production.json`
+//! ([`write_dir`]). Tables are defined once (`tables`), so every format shows the same numbers.
+
+mod chart;
+mod html;
+pub mod json;
+mod tables;
+mod text;
+
+use crate::analysis::production::baseline::Baseline;
+use crate::analysis::production::model::Report;
+use crate::core::error::Error;
+use std::path::{Path, PathBuf};
+
+pub use json::SCHEMA;
+
+/// What goes to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Terminal tables.
+    Text,
+    /// Markdown.
+    Markdown,
+    /// JSON (schema [`SCHEMA`]).
+    Json,
+}
+
+/// The report in `format`.
+pub fn render(r: &Report, format: Format) -> String {
+    match format {
+        Format::Text => text::render(r, false),
+        Format::Markdown => text::render(r, true),
+        Format::Json => json::render(r),
+    }
+}
+
+/// The self-contained HTML page (charts need the baseline's curves).
+pub fn render_html(r: &Report, base: Option<&Baseline>) -> String {
+    html::render(r, base)
+}
+
+/// Writes `report.md`, `report.html` and `production.json` into `dir` (created when
+/// missing); returns the paths written.
+pub fn write_dir(r: &Report, base: Option<&Baseline>, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut written = Vec::new();
+    for (name, body) in [
+        ("report.md", render(r, Format::Markdown)),
+        ("report.html", render_html(r, base)),
+        ("production.json", render(r, Format::Json)),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).map_err(io(&path))?;
+        written.push(path);
+    }
+    Ok(written)
+}
