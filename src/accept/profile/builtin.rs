@@ -13,6 +13,10 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../profiles/h100-nvswitch.toml"),
     ),
     (
+        "h200-nvswitch",
+        include_str!("../../../profiles/h200-nvswitch.toml"),
+    ),
+    (
         "a100-nvswitch",
         include_str!("../../../profiles/a100-nvswitch.toml"),
     ),

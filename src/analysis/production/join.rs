@@ -4,7 +4,7 @@
 //! calls would have taken at the benchmark's speed (`count x benchmark time`), so a group's
 //! `lost_us` is exactly `total_time_us - count x time_us` of its `baseline`.
 
-use crate::analysis::inspector::record::{Op, Record};
+use crate::analysis::inspector::record::{Op, Record, SizeRule};
 use crate::analysis::production::aggregate::{representative_bytes, Aggregation};
 use crate::analysis::production::baseline::{at, AtSize, Baseline};
 use crate::analysis::production::model::Versus;
@@ -38,6 +38,19 @@ pub fn join(records: &[Record], agg: &mut Aggregation, base: &Baseline) -> (Benc
             bench.push(None);
             continue;
         };
+        // A size whose convention the record does not tell (AllToAll, Gather, Scatter: the
+        // plugin writes zero bandwidths for them) would be joined to the wrong benchmark row.
+        if idx
+            .iter()
+            .any(|&i| records[i].size_rule == SizeRule::Unknown)
+        {
+            g.baseline_note = Some(format!(
+                "{}: the record's size convention is unknown, so it is not joined to a benchmark size",
+                g.collective
+            ));
+            bench.push(None);
+            continue;
+        }
         let curve = match base.curve_for(collective.name(), g.nranks) {
             Ok(c) => c,
             Err(why) => {

@@ -8,7 +8,7 @@ use super::build;
 use super::model::{Inputs, Report};
 use crate::analysis::curve::{CurvePoint, CurveReport};
 use crate::analysis::input::Tuning;
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, Timing};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Timing};
 use crate::core::collective::Collective;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,6 +32,7 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
         seq: Some(u64::from(rank)),
         raw_size: Size::Exact(bytes),
         size: Size::Exact(bytes),
+        size_rule: SizeRule::AsWritten,
         time_us,
         timing: Some(Timing::KernelGpu),
         algbw_gbs: None,

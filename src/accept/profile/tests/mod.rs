@@ -28,12 +28,12 @@ fn shipped_profiles_carry_their_typical_numbers() {
         (
             "h100-2node-400g-per-gpu",
             16,
-            40.0,
-            48.0,
+            340.0,
+            480.0,
             Some((25.0, 45.0)),
         ),
-        ("h100-2node-200g-per-gpu", 16, 20.0, 24.0, None),
-        ("h100-2node-400g-per-node", 16, 5.0, 6.2, None),
+        ("h100-2node-200g-per-gpu", 16, 170.0, 240.0, None),
+        ("h100-2node-400g-per-node", 16, 40.0, 48.0, None),
     ];
     for (name, ranks, lo, hi, time) in table {
         let p = load(Some(name)).unwrap();
@@ -70,6 +70,36 @@ fn shipped_profiles_carry_their_typical_numbers() {
     }
 }
 
+/// `h200-nvswitch` judges the sizes its sources name (8-16 GiB, so its sweep runs to 16 GiB)
+/// with Azure's 431 GB/s node health check floor, and has no latency check.
+#[test]
+fn h200_profile_judges_8_to_16_gib_with_the_health_check_floor() {
+    let p = load(Some("h200-nvswitch")).unwrap();
+    assert_eq!(
+        (p.name.as_str(), p.ranks, p.typical),
+        ("h200-nvswitch", Some(8), true)
+    );
+    assert_eq!(
+        p.suite,
+        Suite {
+            perf_max_bytes: 16 << 30,
+            ..Suite::default()
+        }
+    );
+    assert_eq!(
+        p.busbw,
+        [BusbwCheck {
+            collective: Collective::AllReduce,
+            min_bytes: 8 << 30,
+            max_bytes: Some(16 << 30),
+            min_gbs: 431.0,
+            typical_gbs: Some((431.0, 482.0)),
+        }]
+    );
+    assert!(p.latency.is_empty() && p.baseline.is_none());
+    assert!(p.text.contains("NVLS off"), "the NVLS-off note is missing");
+}
+
 /// `load(None)` is the thresholdless `default` profile with the default suite.
 #[test]
 fn no_spec_loads_default_without_thresholds() {
@@ -97,6 +127,7 @@ fn builtins_list_every_shipped_profile() {
         [
             "default",
             "h100-nvswitch",
+            "h200-nvswitch",
             "a100-nvswitch",
             "pcie4-8gpu",
             "h100-2node-400g-per-gpu",
@@ -123,7 +154,7 @@ fn unknown_name_lists_builtins() {
     let msg = usage(load(Some("h200")));
     assert!(
         msg.starts_with(
-            "unknown profile 'h200' (builtin profiles: default, h100-nvswitch, a100-nvswitch,"
+            "unknown profile 'h200' (builtin profiles: default, h100-nvswitch, h200-nvswitch,"
         ),
         "{msg}"
     );

@@ -67,7 +67,8 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
             })
             .into_iter()
             .zip(&all)
-            .filter_map(|(yes, f)| yes.then(|| f.clone()))
+            .filter(|(yes, _)| *yes)
+            .map(|(_, f)| f.clone())
             .collect();
             if found.is_empty() {
                 return Err(Error::usage(format!(

@@ -70,12 +70,12 @@ fn bad_input_is_one_clear_line() {
         (&empty, format!("{}: empty file", empty.display())),
     ];
     for (path, want) in cases {
-        let err = read_paths(&[path.clone()]).unwrap_err();
+        let err = read_paths(std::slice::from_ref(path)).unwrap_err();
         assert_eq!(err.to_string(), want);
         assert_eq!(err.exit_code(), crate::core::error::exit::USAGE);
     }
     for path in [&not_gz, &missing] {
-        let msg = read_err(&[path.clone()]);
+        let msg = read_err(std::slice::from_ref(path));
         assert!(
             msg.starts_with(&format!("{}: cannot read: ", path.display())),
             "{msg}"
