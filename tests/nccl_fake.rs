@@ -165,6 +165,51 @@ fn each_data_type_reaches_nccl_as_its_own_code_in_nccl_tests_order() {
     assert_eq!(codes, expected);
 }
 
+/// NCCL has no one-rank fp8 PreMulSum kernel (avg and mulsum on f8e4m3/f8e5m2 return
+/// ncclInvalidArgument on a one-rank communicator; nccl-tests stops there): those sweeps are
+/// skipped with the reason in the header, every other pair still runs, and two ranks run them.
+#[test]
+fn one_rank_fp8_avg_and_mulsum_are_skipped_with_the_reason() {
+    for coll in ["all_reduce", "reduce", "reduce_scatter"] {
+        let args = format!("{coll} -g 1 -b 1K -e 4K -f 4 -n 1 -w 0 -d all -o all");
+        let out = verified(&args, &[]);
+        let pairs: std::collections::BTreeSet<(String, String)> = rows(&out)
+            .iter()
+            .map(|r| (r[2].to_string(), r[3].to_string()))
+            .collect();
+        for t in ["f8e4m3", "f8e5m2"] {
+            for op in ["avg", "mulsum"] {
+                assert!(
+                    !pairs.contains(&(t.into(), op.into())),
+                    "{args}: {t} {op} ran"
+                );
+                assert!(
+                    out.contains(&format!("# skipping {t}/{op}")),
+                    "{args}:\n{out}"
+                );
+            }
+            for op in ["sum", "prod", "max", "min"] {
+                assert!(
+                    pairs.contains(&(t.into(), op.into())),
+                    "{args}: no {t} {op}"
+                );
+            }
+        }
+        assert!(pairs.contains(&("bfloat16".into(), "avg".into())), "{args}");
+        assert_eq!(pairs.len(), 12 * 6 - 4, "{args}: {pairs:?}");
+        assert!(out.contains("one-rank communicator"), "{args}:\n{out}");
+    }
+    let out = verified(
+        "all_reduce -g 2 -b 1K -e 4K -f 4 -n 1 -w 0 -d f8e4m3 -o all",
+        &[],
+    );
+    assert!(!out.contains("# skipping"), "{out}");
+    assert_eq!(rows(&out).len(), 2 * 6, "{out}");
+    // Types and ops that never reach the refusal print no note.
+    let out = verified("all_reduce -g 1 -b 1K -e 1K -n 1 -w 0 -d all -o sum", &[]);
+    assert!(!out.contains("one-rank communicator"), "{out}");
+}
+
 #[test]
 fn mulsum_makes_a_premulsum_per_call_and_rank_with_nccl_tests_scalars() {
     let t = trace("reduce -g 4 -b 1K -e 1K -n 1 -w 0 -o mulsum -d int32", &[]);

@@ -153,6 +153,18 @@ pub(crate) fn issue(c: Call, comm_h: *mut c_void, stream_h: *mut c_void) -> Nccl
                 }
             },
         };
+        // A one-rank communicator runs a reduction as one local kernel, and NCCL (2.24 through
+        // 2.30 and its master) builds that kernel's fp8 PreMulSum variants only for device code,
+        // so the host's table lacks them: avg (a PreMulSum by 1/n on float types) and a
+        // user PreMulSum on an fp8 type return ncclInvalidArgument there. Seen on an H200 with
+        // 2.28.9, where nccl-tests' `-d all -o all` stops at f8e4m3 avg too.
+        let premulsum = matches!(red, Red::PreMulSum { .. } | Red::Builtin(4));
+        if n == 1 && c.count > 0 && c.kind.reduces() && (10..=11).contains(&c.dtype) && premulsum {
+            return nccl_err(
+                NCCL_INVALID_ARGUMENT,
+                format!("{name}: no one-rank fp8 PreMulSum kernel (avg or a PreMulSum op)"),
+            );
+        }
         let rooted = matches!(
             c.kind,
             Kind::Broadcast | Kind::Reduce | Kind::Gather | Kind::Scatter

@@ -252,3 +252,59 @@ fn fp8_and_bf16_reduce_in_their_precision() {
     assert_eq!(read(&rs, &send, 2)[0], b(2.0).to_vec());
     destroy(rs);
 }
+
+#[test]
+fn one_rank_fp8_premulsum_is_refused_as_nccl_does() {
+    let rs = ranks(1);
+    let k = &rs[0];
+    let send = buffers(&rs, 4, |_| vec![0x38; 4]);
+    let recv = buffers(&rs, 4, |_| vec![0; 4]);
+    k.on();
+    for dtype in [10, 11] {
+        // avg: a PreMulSum by 1/n on float types, with no one-rank fp8 kernel.
+        for coll in [0, 1] {
+            let code = match coll {
+                0 => ncclAllReduce(ptr(send[0]), ptr(recv[0]), 4, dtype, 4, k.comm, k.stream),
+                _ => ncclReduceScatter(ptr(send[0]), ptr(recv[0]), 4, dtype, 4, k.comm, k.stream),
+            };
+            assert_eq!(code, 4, "dtype {dtype}");
+            assert!(last_error().contains("one-rank fp8"), "{}", last_error());
+        }
+        let code = ncclReduce(ptr(send[0]), ptr(recv[0]), 4, dtype, 4, 0, k.comm, k.stream);
+        assert_eq!(code, 4);
+        // A user PreMulSum likewise.
+        let mut op = 0;
+        let scalar = [0x38u8; 8];
+        let made = unsafe {
+            ncclRedOpCreatePreMulSum(&mut op, scalar.as_ptr().cast_mut().cast(), dtype, 1, k.comm)
+        };
+        assert_eq!(made, 0);
+        let code = ncclAllReduce(ptr(send[0]), ptr(recv[0]), 4, dtype, op, k.comm, k.stream);
+        assert_eq!(code, 4);
+        assert_eq!(ncclRedOpDestroy(op, k.comm), 0);
+        // The built-in ops, an empty call and the other types still run.
+        for op in 0..4 {
+            let code = ncclAllReduce(ptr(send[0]), ptr(recv[0]), 4, dtype, op, k.comm, k.stream);
+            assert_eq!(code, 0, "op {op}");
+        }
+        let code = ncclAllReduce(ptr(send[0]), ptr(recv[0]), 0, dtype, 4, k.comm, k.stream);
+        assert_eq!(code, 0);
+    }
+    let code = ncclAllReduce(ptr(send[0]), ptr(recv[0]), 1, 7, 4, k.comm, k.stream);
+    assert_eq!(code, 0);
+    sync_all(&rs);
+    destroy(rs);
+}
+
+#[test]
+fn two_rank_fp8_avg_still_runs() {
+    let rs = ranks(2);
+    let e4 = |v: f32| crate::fp8::encode(crate::fp8::E4M3, v);
+    let send = buffers(&rs, 1, |_| vec![e4(2.0)]);
+    grouped(&rs, |r, k| {
+        ncclAllReduce(ptr(send[r]), ptr(send[r]), 1, 10, 4, k.comm, k.stream)
+    });
+    sync_all(&rs);
+    assert_eq!(read(&rs, &send, 1)[0], vec![e4(2.0)]);
+    destroy(rs);
+}

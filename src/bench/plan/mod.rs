@@ -54,7 +54,7 @@ pub fn build_for_job(
     info: &BackendInfo,
     supports: impl Fn(DataType, RedOp) -> bool,
     boot: &mut dyn Bootstrap,
-) -> Result<(Plan, Vec<String>), Error> {
+) -> Result<(Plan, Vec<(DataType, RedOp)>), Error> {
     let job = facts::agree(info, supports, boot)?;
     let built = build(cfg, &job.info, |d, o| job.supports(d, o));
     guard::check(boot, cfg, built.as_ref().map(|(p, _)| p))?;
@@ -62,13 +62,13 @@ pub fn build_for_job(
 }
 
 /// Builds the plan for `cfg` on a communicator described by `info`, or explains why it cannot
-/// run. `supports` says which (type, op) pairs the backend can run; others are skipped with
-/// their names returned for a notice.
+/// run. `supports` says which (type, op) pairs the backend can run; others are skipped and
+/// returned for a notice.
 pub fn build(
     cfg: &RunConfig,
     info: &BackendInfo,
     supports: impl Fn(DataType, RedOp) -> bool,
-) -> Result<(Plan, Vec<String>), Error> {
+) -> Result<(Plan, Vec<(DataType, RedOp)>), Error> {
     let coll = cfg.collective;
     let n = info.nranks;
     if coll.needs_power_of_two_ranks() && !n.is_power_of_two() {
@@ -101,7 +101,7 @@ pub fn build(
     for &dtype in &cfg.dtypes {
         for &op in &ops {
             if !supports(dtype, op) {
-                skipped.push(format!("{dtype}/{op}"));
+                skipped.push((dtype, op));
                 continue;
             }
             sweeps.extend(roots.iter().map(|&root| Sweep { dtype, op, root }));
@@ -110,7 +110,11 @@ pub fn build(
     if sweeps.is_empty() {
         return Err(Error::usage(format!(
             "nothing to run: the backend supports none of the requested type/op pairs ({})",
-            skipped.join(", ")
+            skipped
+                .iter()
+                .map(|(d, o)| format!("{d}/{o}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let reduced = info

@@ -38,6 +38,15 @@ impl Opened {
         }
     }
 
+    /// Why this process's backend cannot run `dtype` with `op`, where it knows more than that
+    /// it cannot.
+    pub(super) fn skip_reason(&self, dtype: DataType, op: RedOp) -> Option<String> {
+        match self {
+            Opened::Ready(_) => None,
+            Opened::Nccl(p) => p.skip_reason(dtype, op),
+        }
+    }
+
     /// The backend as the run uses it: NCCL's communicators are created here, with the unique
     /// id from the group's rank 0, and its waits numbered for the hang diagnosis.
     pub(super) fn start(self, join: &Join) -> Result<Box<dyn Backend>, Error> {

@@ -70,6 +70,20 @@ pub fn run_joined(
     // One plan for the whole job, agreed before any process creates a communicator.
     let (plan, skipped) =
         plan::build_for_job(cfg, &info, |d, o| opened.supports(d, o), boot.as_mut())?;
+    let unsupported = if boot.world_size() == 1 {
+        "not supported by this backend"
+    } else {
+        "not supported by this backend on every process"
+    };
+    let skip_lines: Vec<String> = skipped
+        .iter()
+        .map(|&(d, o)| {
+            let why = opened
+                .skip_reason(d, o)
+                .unwrap_or_else(|| unsupported.into());
+            format!("# skipping {d}/{o}: {why}")
+        })
+        .collect();
     let mut backend = opened.start(join)?;
     let mut meta = run_meta(cfg, backend.as_ref());
     meta.devices = crate::bench::job::join::gather_devices(boot.as_mut(), &meta.devices)?;
@@ -80,16 +94,7 @@ pub fn run_joined(
         boot.world_size(),
     ));
     meta.backend_lines.splice(0..0, choice_notes);
-    let unsupported = if boot.world_size() == 1 {
-        "this backend"
-    } else {
-        "this backend on every process"
-    };
-    meta.backend_lines.extend(
-        skipped
-            .iter()
-            .map(|s| format!("# skipping {s}: not supported by {unsupported}")),
-    );
+    meta.backend_lines.extend(skip_lines);
     if info.name == "host" {
         meta.backend_lines.extend(host_ignored_flags(cfg));
     }

@@ -51,11 +51,18 @@ pub(super) struct Caps {
     pub finalize: Option<b::PFN_ncclCommFinalize>,
     /// Every device has compute capability 9.0 or newer (fp8 types need it, as in nccl-tests).
     pub fp8_devices: bool,
+    /// The communicator has one rank and the collective reduces: NCCL then runs the reduction
+    /// as one local kernel, which it has no fp8 PreMulSum variant of ([`Caps::supports`]).
+    pub one_rank_reduction: bool,
 }
 
 impl Caps {
-    /// Reads the features of `nccl` and the devices of `contexts`.
-    pub fn of(nccl: &Nccl, contexts: &BTreeMap<usize, Context>) -> Result<Self, Error> {
+    /// Reads the features of `nccl` and the devices of `contexts`, for a run of `opts`.
+    pub fn of(
+        nccl: &Nccl,
+        contexts: &BTreeMap<usize, Context>,
+        opts: &NcclOptions,
+    ) -> Result<Self, Error> {
         let v = nccl.version();
         let gate = |min: i32| v >= min;
         let mut fp8_devices = true;
@@ -81,19 +88,32 @@ impl Caps {
                 .filter(|_| gate(WINDOW_MIN)),
             finalize: nccl.comm_finalize(),
             fp8_devices,
+            one_rank_reduction: opts.nranks == 1 && opts.collective.spec().reduces,
         })
     }
 
-    /// Whether `dtype` with `op` can run: the library's version and, for fp8, the devices.
+    /// Whether `dtype` with `op` can run: the library's version and, for fp8, the devices,
+    /// and not [`Caps::one_rank_fp8_premulsum`].
     pub fn supports(&self, dtype: DataType, op: RedOp) -> bool {
+        let fp8 = matches!(dtype, DataType::F8e4m3 | DataType::F8e5m2);
         let dtype_ok = version::supports_dtype(self.version, super::launch::nccl_dtype(dtype))
-            && (!matches!(dtype, DataType::F8e4m3 | DataType::F8e5m2) || self.fp8_devices);
+            && (!fp8 || self.fp8_devices);
         let op_ok = match op {
             RedOp::MulSum => self.premulsum.is_some(),
             RedOp::Avg => self.version >= version::AVG_MIN_VERSION,
             _ => true,
         };
-        dtype_ok && op_ok
+        dtype_ok && op_ok && !(fp8 && self.one_rank_fp8_premulsum(op))
+    }
+
+    /// Whether `op` on an fp8 type is refused because the communicator has one rank: NCCL
+    /// reduces there with one local kernel whose fp8 PreMulSum variants its host code never
+    /// registers (they sit behind a device-only compile guard, 2.24 through 2.30 and its
+    /// master), so avg (a PreMulSum by 1/n on float types) and mulsum return
+    /// ncclInvalidArgument at the launch. nccl-tests' `-d all -o all` stops there; ncclbench
+    /// skips the two pairs and says why.
+    pub fn one_rank_fp8_premulsum(&self, op: RedOp) -> bool {
+        self.one_rank_reduction && matches!(op, RedOp::Avg | RedOp::MulSum)
     }
 
     /// Header notes for requested features this library lacks (the run goes on without them).
@@ -143,6 +163,26 @@ mod tests {
     //! with a note when unset, except under `CI=true`, where `.ci/run` fetches both.
 
     use super::*;
+    use crate::core::collective::Collective;
+
+    /// A run of `collective` over `nranks` ranks, one of them in this process.
+    fn opts(collective: Collective, nranks: usize) -> NcclOptions {
+        NcclOptions {
+            lib: None,
+            devices: super::super::devices::DeviceChoice::ByLocalRank,
+            local_process: 0,
+            nranks,
+            first_rank: 0,
+            local_ranks: 1,
+            group: 0,
+            stream_null: false,
+            device_timer: false,
+            cta_policy: None,
+            register: 0,
+            collective,
+            verify: super::super::setup::VerifyMode::Auto,
+        }
+    }
 
     fn real(var: &str) -> Option<Nccl> {
         match std::env::var_os(var).filter(|v| !v.is_empty()) {
@@ -166,7 +206,7 @@ mod tests {
             return;
         };
         assert_eq!(nccl.version(), 22105);
-        let caps = Caps::of(&nccl, &BTreeMap::new()).unwrap();
+        let caps = Caps::of(&nccl, &BTreeMap::new(), &opts(Collective::AllReduce, 2)).unwrap();
         assert!(caps.alltoall.is_none() && caps.gather.is_none() && caps.scatter.is_none());
         assert!(caps.window.is_none() && !caps.cta_policy);
         assert!(caps.register.is_some() && caps.init_config.is_some());
@@ -182,9 +222,30 @@ mod tests {
             return;
         };
         assert!(nccl.version() >= 22800, "{}", nccl.version());
-        let caps = Caps::of(&nccl, &BTreeMap::new()).unwrap();
+        let caps = Caps::of(&nccl, &BTreeMap::new(), &opts(Collective::AllReduce, 2)).unwrap();
         assert!(caps.alltoall.is_some() && caps.gather.is_some() && caps.scatter.is_some());
         assert!(caps.window.is_some() && caps.cta_policy && caps.register.is_some());
         assert!(caps.supports(DataType::F8e4m3, RedOp::Sum));
+        assert!(caps.supports(DataType::F8e4m3, RedOp::Avg));
+        assert!(caps.supports(DataType::F8e5m2, RedOp::MulSum));
+    }
+
+    #[test]
+    fn one_rank_reductions_lose_fp8_avg_and_mulsum_only() {
+        let Some(nccl) = real("NCCLBENCH_TEST_NCCL_LIB") else {
+            return;
+        };
+        let one = Caps::of(&nccl, &BTreeMap::new(), &opts(Collective::ReduceScatter, 1)).unwrap();
+        for t in [DataType::F8e4m3, DataType::F8e5m2] {
+            assert!(!one.supports(t, RedOp::Avg) && !one.supports(t, RedOp::MulSum));
+            assert!(one.supports(t, RedOp::Sum) && one.supports(t, RedOp::Max));
+        }
+        assert!(one.supports(DataType::Bfloat16, RedOp::Avg));
+        assert!(one.supports(DataType::Half, RedOp::MulSum));
+        // Collectives that do not reduce never reach NCCL's one-rank reduction kernel.
+        let bcast = Caps::of(&nccl, &BTreeMap::new(), &opts(Collective::Broadcast, 1)).unwrap();
+        assert!(!bcast.one_rank_reduction);
+        let sendrecv = Caps::of(&nccl, &BTreeMap::new(), &opts(Collective::SendRecv, 1)).unwrap();
+        assert!(!sendrecv.one_rank_fp8_premulsum(RedOp::Avg));
     }
 }

@@ -113,7 +113,7 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
         }
     }
     let before_init = memory::free_by_device(&contexts)?;
-    let caps = Caps::of(&nccl, &contexts)?;
+    let caps = Caps::of(&nccl, &contexts, opts)?;
     if opts.device_timer {
         super::gate::check_support(&driver, &contexts)?;
     }
@@ -165,6 +165,19 @@ impl Probe {
     /// Whether `dtype` with `op` can run with this library on these devices.
     pub fn supports(&self, dtype: DataType, op: RedOp) -> bool {
         self.caps.supports(dtype, op)
+    }
+
+    /// Why `dtype` with `op` cannot run, where the reason is more than a missing version or
+    /// device feature: NCCL's one-rank fp8 PreMulSum refusal.
+    pub fn skip_reason(&self, dtype: DataType, op: RedOp) -> Option<String> {
+        let fp8 = matches!(dtype, DataType::F8e4m3 | DataType::F8e5m2);
+        (fp8 && self.caps.one_rank_fp8_premulsum(op)).then(|| {
+            format!(
+                "NCCL {} has no fp8 {op} on a one-rank communicator (its one-rank kernel lacks \
+                 fp8 PreMulSum: ncclInvalidArgument, where nccl-tests stops)",
+                self.nccl.version_string()
+            )
+        })
     }
 
     /// Creates the streams and the communicators; `unique_id` provides the communicator id
