@@ -46,13 +46,22 @@ fn status(outcome: Result<u8, Error>) -> u8 {
 }
 
 /// A command-line error is the same on every process of a job: only the launcher's rank 0
-/// prints it, every process exits with its status.
+/// prints it, every process exits with its status. The other ranks first give rank 0 time to
+/// print: a launcher that sees one process fail kills the rest (mpirun aborts the job at the
+/// first non-zero exit), which could otherwise take rank 0 down before its line is out. Once
+/// rank 0 has failed, the launcher ends the wait; where it does not, the wait is bounded.
 fn report_once(e: &Error) -> u8 {
     match crate::bench::job::launcher::detect().and_then(|l| l.rank) {
-        Some(rank) if rank != 0 => e.exit_code(),
+        Some(rank) if rank != 0 => {
+            std::thread::sleep(OTHER_RANKS_WAIT);
+            e.exit_code()
+        }
         _ => report(e),
     }
 }
+
+/// How long a rank other than 0 waits before exiting with a command-line error.
+const OTHER_RANKS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Prints the error as one line and returns its exit status; a reader that went away (`| head`)
 /// is not an error.
