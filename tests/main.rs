@@ -38,6 +38,7 @@ mod nccl_p2p_devices;
 mod nccl_real_lib;
 mod nccl_tuning;
 mod output_rules;
+mod production_cli;
 mod profile_floors;
 mod reader_stream;
 mod readers_real_world;

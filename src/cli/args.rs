@@ -103,7 +103,9 @@ pub(crate) enum FormatArg {
 /// Flags of `ncclbench analyze`.
 #[derive(Debug, Args)]
 pub(crate) struct AnalyzeArgs {
-    /// Result files or directories (every recognised file in a directory)
+    /// Result files or directories (every recognised file in a directory), or a training
+    /// job's NCCL Inspector output (JSON records or Prometheus textfiles, plain or gzip;
+    /// dump directories read recursively) for the production report
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Write the report, plots (SVG and PNG), HTML and JSON into this directory
@@ -123,6 +125,10 @@ pub(crate) struct AnalyzeArgs {
     /// without it such files' curves are kept apart and the report says why
     #[arg(long = "pool-setups")]
     pub pool_setups: bool,
+    /// Benchmark results of the same machine (file or directory, repeatable) that NCCL
+    /// Inspector inputs are held against: where the job loses time, and why
+    #[arg(long = "baseline", value_name = "FILE")]
+    pub baseline: Vec<PathBuf>,
 }
 
 /// Flags of `ncclbench logs`.

@@ -4,8 +4,14 @@ use crate::config::{AnalyzeConfig, ReportFormat};
 use crate::core::error::{exit, Error};
 use std::io::Write;
 
+mod production;
+
 /// Runs an analysis; returns the exit status (0; inputs that cannot be read are errors).
+/// A training job's NCCL Inspector output gets the production report instead ([`production`]).
 pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
+    if production::wanted(cfg)? {
+        return production::run(cfg);
+    }
     let set = crate::analysis::read::read_files(&cfg.files)?;
     if set.rows.is_empty() {
         return Err(Error::usage(format!(
@@ -51,7 +57,14 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     if let Some(dir) = &cfg.out {
         let written = crate::analysis::report::write_dir(&analysis, dir)?;
         if let Some(f) = &findings {
-            add_findings(dir, f)?;
+            add_findings(
+                dir,
+                f,
+                &[
+                    ("report.md", ReportFormat::Markdown),
+                    ("analysis.json", ReportFormat::Json),
+                ],
+            )?;
         }
         if cfg.format == ReportFormat::Text {
             writeln!(out, "wrote {} files to {}", written.len(), dir.display())?;
@@ -60,16 +73,14 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     Ok(exit::OK)
 }
 
-/// `--nccl-log` with `--out DIR`: the findings go into `report.md` and `analysis.json` too
-/// (the HTML report does not carry them yet).
+/// `--nccl-log` with `--out DIR`: the findings go into the markdown and JSON reports of `files`
+/// too (the HTML report does not carry them yet).
 fn add_findings(
     dir: &std::path::Path,
     findings: &[crate::logs::findings::Finding],
+    files: &[(&str, ReportFormat)],
 ) -> Result<(), Error> {
-    for (name, format) in [
-        ("report.md", ReportFormat::Markdown),
-        ("analysis.json", ReportFormat::Json),
-    ] {
+    for &(name, format) in files {
         let path = dir.join(name);
         let io = |source| Error::Io {
             path: path.clone(),

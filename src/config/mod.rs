@@ -232,4 +232,6 @@ pub struct AnalyzeConfig {
     pub nccl_logs: Vec<PathBuf>,
     /// `--pool-setups`: pool curves of files whose setups differ.
     pub pool_setups: bool,
+    /// `--baseline FILE`: benchmark results that NCCL Inspector inputs are held against.
+    pub baseline: Vec<PathBuf>,
 }
