@@ -40,6 +40,7 @@ mod nccl_tuning;
 mod output_rules;
 mod production_cli;
 mod profile_floors;
+mod prom_output;
 mod reader_stream;
 mod readers_real_world;
 mod redact_outputs;

@@ -308,6 +308,11 @@ pub(crate) struct BenchArgs {
     #[arg(long = "json", value_name = "FILE")]
     #[arg(allow_hyphen_values = true)]
     pub json: Option<PathBuf>,
+    /// Keep a Prometheus textfile of the latest results (ncclbench_bus_bandwidth_gbs, ...),
+    /// rewritten atomically after every row, for the node exporter's textfile collector
+    #[arg(long = "prom", value_name = "FILE")]
+    #[arg(allow_hyphen_values = true)]
+    pub prom: Option<PathBuf>,
     /// The libnccl to load (default: $NCCLBENCH_NCCL_LIB, then the loader's libnccl.so.2)
     #[arg(long = "nccl-lib", value_name = "PATH")]
     #[arg(allow_hyphen_values = true)]

@@ -164,6 +164,7 @@ pub(crate) fn run_config(
         },
         csv: a.csv,
         json,
+        prom: a.prom,
         nccl_lib: a.nccl_lib,
         devices: devices(a.devices, nthreads * ngpus)?,
         timer: match a.timer {

@@ -145,6 +145,8 @@ pub struct RunConfig {
     pub csv: Option<PathBuf>,
     /// `-J` / `--json` (nccl-tests only writes paths ending in `.json`; we write any path).
     pub json: Option<PathBuf>,
+    /// `--prom`: a Prometheus textfile rewritten after every row.
+    pub prom: Option<PathBuf>,
     /// `--nccl-lib`: the libnccl to load (else the environment, then the soname search).
     pub nccl_lib: Option<PathBuf>,
     /// `--devices`: the CUDA ordinal of each local rank.

@@ -76,6 +76,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         backend: BackendChoice::Auto,
         csv: None,
         json: None,
+        prom: None,
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,

@@ -48,6 +48,7 @@ pub(super) fn config() -> RunConfig {
         backend: BackendChoice::Nccl,
         csv: None,
         json: None,
+        prom: None,
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
