@@ -188,6 +188,6 @@ fn a_stream_gets_each_snapshot_in_turn_and_labels_are_escaped() {
     drive(&mut s, &m, &rows(), &summary());
     let text = read(&path);
     assert!(text.contains(r#"host="we\"ird\\host\nname""#), "{text}");
-    assert_eq!(super::number(f64::INFINITY), "+Inf");
-    assert_eq!(super::number(f64::NAN), "NaN");
+    assert_eq!(super::render::number(f64::INFINITY), "+Inf");
+    assert_eq!(super::render::number(f64::NAN), "NaN");
 }
