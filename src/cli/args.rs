@@ -35,7 +35,8 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Sub {
     /// Fit each curve of result files (ncclbench CSV/JSON, nccl-tests text/JSON) and report
-    /// latency floor, plateau, knee and regimes
+    /// latency floor, plateau, knee and regimes; or hold a training job's NCCL Inspector
+    /// records against benchmark results (--baseline): where the job loses time, and why
     #[command(name = "analyze")]
     Analyze(AnalyzeArgs),
     /// What a run would use: NCCL library and version, CUDA driver, GPUs, launcher
