@@ -12,22 +12,7 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     if production::wanted(cfg)? {
         return production::run(cfg);
     }
-    let set = crate::analysis::read::read_files(&cfg.files)?;
-    if set.rows.is_empty() {
-        return Err(Error::usage(format!(
-            "no result rows found in {} ({} row(s) could not be read{})",
-            cfg.files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            set.skipped.len(),
-            set.skipped
-                .first()
-                .map(|s| format!("; first: {}:{}: {}", s.source.file, s.source.line, s.reason))
-                .unwrap_or_default()
-        )));
-    }
+    let set = read_rows(&cfg.files, "")?;
     let setups = crate::analysis::compare::headers::per_file(&cfg.files)
         .into_iter()
         .map(|(file, facts)| (file, facts.label()))
@@ -39,6 +24,45 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
         ReportFormat::Markdown => crate::analysis::report::Format::Markdown,
         ReportFormat::Json => crate::analysis::report::Format::Json,
     };
+    let report = crate::analysis::report::render(&analysis, format);
+    emit(cfg, report, "analysis.json", |dir| {
+        crate::analysis::report::write_dir(&analysis, dir)
+    })
+}
+
+/// The result rows of `paths`; none is a usage error naming the files (after `prefix`) and the
+/// first row that could not be read.
+fn read_rows(
+    paths: &[std::path::PathBuf],
+    prefix: &str,
+) -> Result<crate::analysis::input::ReadSet, Error> {
+    let set = crate::analysis::read::read_files(paths)?;
+    if set.rows.is_empty() {
+        return Err(Error::usage(format!(
+            "{prefix}no result rows found in {} ({} row(s) could not be read{})",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            set.skipped.len(),
+            set.skipped
+                .first()
+                .map(|s| format!("; first: {}:{}: {}", s.source.file, s.source.line, s.reason))
+                .unwrap_or_default()
+        )));
+    }
+    Ok(set)
+}
+
+/// Prints `report` with the `--nccl-log` findings after it and, with `--out DIR`, writes the
+/// directory through `write` and adds the findings to its `report.md` and `json` file.
+fn emit(
+    cfg: &AnalyzeConfig,
+    mut report: String,
+    json: &str,
+    write: impl FnOnce(&std::path::Path) -> Result<Vec<std::path::PathBuf>, Error>,
+) -> Result<u8, Error> {
     let findings = if cfg.nccl_logs.is_empty() {
         None
     } else {
@@ -47,7 +71,6 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
                 .map_err(|e| Error::usage(e.to_string()))?,
         )
     };
-    let mut report = crate::analysis::report::render(&analysis, format);
     if let Some(f) = &findings {
         report = crate::analysis::log_findings::append(report, f, cfg.format);
     }
@@ -55,14 +78,14 @@ pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     out.write_all(report.as_bytes())?;
     out.flush()?;
     if let Some(dir) = &cfg.out {
-        let written = crate::analysis::report::write_dir(&analysis, dir)?;
+        let written = write(dir)?;
         if let Some(f) = &findings {
             add_findings(
                 dir,
                 f,
                 &[
                     ("report.md", ReportFormat::Markdown),
-                    ("analysis.json", ReportFormat::Json),
+                    (json, ReportFormat::Json),
                 ],
             )?;
         }

@@ -9,8 +9,7 @@
 use crate::analysis::inspector::{looks_like_inspector, read_paths};
 use crate::analysis::production::{self, baseline::Baseline, model::Inputs, report};
 use crate::config::{AnalyzeConfig, ReportFormat};
-use crate::core::error::{exit, Error};
-use std::io::Write;
+use crate::core::error::Error;
 use std::path::{Path, PathBuf};
 
 /// Whether `cfg` asks for the production report (see the module documentation).
@@ -83,60 +82,22 @@ pub(super) fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     }
     notes.append(&mut r.notes);
     r.notes = notes;
-    let findings = if cfg.nccl_logs.is_empty() {
-        None
-    } else {
-        Some(
-            crate::logs::findings::findings_for_files(&cfg.nccl_logs)
-                .map_err(|e| Error::usage(e.to_string()))?,
-        )
-    };
     let format = match cfg.format {
         ReportFormat::Text => report::Format::Text,
         ReportFormat::Markdown => report::Format::Markdown,
         ReportFormat::Json => report::Format::Json,
     };
-    let mut text = report::render(&r, format);
-    if let Some(f) = &findings {
-        text = crate::analysis::log_findings::append(text, f, cfg.format);
-    }
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    if let Some(dir) = &cfg.out {
-        let written = report::write_dir(&r, base.as_ref().map(|b| &b.0), dir)?;
-        if let Some(f) = &findings {
-            super::add_findings(
-                dir,
-                f,
-                &[
-                    ("report.md", ReportFormat::Markdown),
-                    ("production.json", ReportFormat::Json),
-                ],
-            )?;
-        }
-        if cfg.format == ReportFormat::Text {
-            writeln!(out, "wrote {} files to {}", written.len(), dir.display())?;
-        }
-    }
-    Ok(exit::OK)
+    let text = report::render(&r, format);
+    let base = base.map(|b| b.0);
+    super::emit(cfg, text, "production.json", |dir| {
+        report::write_dir(&r, base.as_ref(), dir)
+    })
 }
 
 /// The benchmark curves of `--baseline`, built as `analyze` builds them (setups kept apart
 /// unless `--pool-setups`), and the notes on them.
 fn baseline(cfg: &AnalyzeConfig) -> Result<(Baseline, Vec<String>), Error> {
-    let set = crate::analysis::read::read_files(&cfg.baseline)?;
-    if set.rows.is_empty() {
-        return Err(Error::usage(format!(
-            "--baseline: no benchmark result rows in {} ({} row(s) could not be read{})",
-            names(&cfg.baseline),
-            set.skipped.len(),
-            set.skipped
-                .first()
-                .map(|s| format!("; first: {}:{}: {}", s.source.file, s.source.line, s.reason))
-                .unwrap_or_default()
-        )));
-    }
+    let set = super::read_rows(&cfg.baseline, "--baseline: ")?;
     let setups = crate::analysis::compare::headers::per_file(&cfg.baseline)
         .into_iter()
         .map(|(file, facts)| (file, facts.label()))
