@@ -1,7 +1,7 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_plan` and `mpi_run` exist only
+//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_plan` and `mpi_run` exist only
 //! with the `mpi` feature (`#![cfg]` inside each).
 
 mod support;
@@ -30,6 +30,7 @@ mod logs_cli;
 mod memory_report;
 mod mpi_accept;
 mod mpi_alltoallv;
+mod mpi_groups;
 mod mpi_plan;
 mod mpi_run;
 mod nccl_fake;
@@ -38,6 +39,7 @@ mod nccl_p2p_devices;
 mod nccl_real_lib;
 mod nccl_tuning;
 mod output_rules;
+mod per_group;
 mod production_cli;
 mod profile_floors;
 mod prom_output;

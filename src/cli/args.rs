@@ -334,6 +334,10 @@ pub(crate) struct BenchArgs {
     /// in every output (stdout, CSV and its .env.json, JSON)
     #[arg(long = "redact")]
     pub redact: bool,
+    /// Under NCCL_TESTS_SPLIT or NCCL_TESTS_SPLIT_MASK, report each group's rows (its ranks and
+    /// hosts, time, bandwidths, wrong elements) beside the aggregate nccl-tests prints
+    #[arg(long = "per-group")]
+    pub per_group: bool,
     /// Capture NCCL's debug log (INFO; INIT,ENV,GRAPH,TUNING,COLL) in the output directory and
     /// join its per-call decisions to the results (algo, proto, channels columns)
     #[arg(long = "tuning")]

@@ -177,6 +177,7 @@ pub(crate) fn run_config(
             VerifyArg::Host => crate::config::Verify::Host,
         },
         redact: a.redact,
+        per_group: a.per_group,
         tuning: tuning_options(a.tuning, a.show_algo, a.nvtx, a.backend)?,
         argv,
     })

@@ -157,6 +157,8 @@ pub struct RunConfig {
     pub verify: Verify,
     /// `--redact`: mask identifying text in every output.
     pub redact: bool,
+    /// `--per-group`: each split group's rows beside the aggregate.
+    pub per_group: bool,
     /// `--tuning`, `--show-algo`, `--nvtx`.
     pub tuning: TuningOptions,
     /// The command line as given.

@@ -21,6 +21,8 @@ pub mod text;
 
 #[cfg(test)]
 mod testdata;
+#[cfg(test)]
+mod tests_groups;
 
 /// Receives a run's results as they are measured. All hooks default to doing nothing.
 pub trait Sink {

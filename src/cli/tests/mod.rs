@@ -82,6 +82,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         timer: Timer::Host,
         verify: crate::config::Verify::Auto,
         redact: false,
+        per_group: false,
         tuning: Default::default(),
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }

@@ -54,6 +54,7 @@ pub(super) fn config() -> RunConfig {
         timer: Timer::Host,
         verify: crate::config::Verify::Auto,
         redact: false,
+        per_group: false,
         tuning: TuningOptions::default(),
         argv: vec![],
     }
