@@ -6,10 +6,11 @@
 mod facts;
 
 use super::attribute::Owners;
-use super::event::{Decision, Event, Record};
+use super::event::{CollCall, Decision, Event, Record};
 use super::merge::CommIds;
 use super::names::Func;
 use super::parser::LineParser;
+use super::sink::{At, Sink};
 use super::summary::{Choice, ChoiceCount, CommKey, Evidence, FileStats, LogSummary};
 use super::ParseOptions;
 use rustc_hash::FxHashMap as FxMap;
@@ -81,31 +82,57 @@ impl Collector {
         let host_addr = Arc::as_ptr(&o.host) as *const u8 as usize;
         match rec.event {
             Event::Coll(c) => {
-                self.stats.colls += 1;
-                if self.tally.last_host != host_addr {
-                    self.tally
-                        .hosts
-                        .entry(host_addr)
-                        .or_insert_with(|| o.host.clone());
-                    self.tally.last_host = host_addr;
-                }
-                *self
-                    .tally
-                    .colls
-                    .entry((host_addr, o.pid, c.comm, c.func))
-                    .or_default() += 1;
+                let at = At {
+                    line: o.line,
+                    host: &o.host,
+                    pid: o.pid,
+                    tid: o.tid,
+                    dev: o.dev,
+                };
+                return self.coll(at, c);
             }
             Event::Decision(d) => self.decision(host_addr, d),
             event => self.rare(&rec.origin, event, raw, host_addr),
         }
         let o = &rec.origin;
         if let Some(comm) = o.comm {
-            // A line naming its communicator claims what its thread logged before unowned
-            // (after the line itself is folded, so an Init line's commId is known).
-            if let Some(p) = self.tally.owners.claim((host_addr, o.pid, o.tid)) {
-                let key = self.comm_key(&o.host, o.pid, Some(comm), None);
-                p.fold_into(self.summary.comms.entry(key).or_default());
-            }
+            self.claim(&o.host, host_addr, (o.pid, o.tid), comm);
+        }
+    }
+
+    /// Adds a COLL line's call.
+    fn coll(&mut self, at: At<'_>, c: CollCall) {
+        self.stats.colls += 1;
+        let host_addr = Arc::as_ptr(at.host) as *const u8 as usize;
+        if self.tally.last_host != host_addr {
+            self.tally
+                .hosts
+                .entry(host_addr)
+                .or_insert_with(|| at.host.clone());
+            self.tally.last_host = host_addr;
+        }
+        *self
+            .tally
+            .colls
+            .entry((host_addr, at.pid, c.comm, c.func))
+            .or_default() += 1;
+        self.claim(at.host, host_addr, (at.pid, at.tid), c.comm);
+    }
+
+    /// A line naming its communicator claims what its thread logged before unowned (after the
+    /// line itself is folded, so an Init line's commId is known).
+    fn claim(&mut self, host: &Arc<str>, host_addr: usize, (pid, tid): (u32, u32), comm: u64) {
+        if let Some(p) = self.tally.owners.claim((host_addr, pid, tid)) {
+            let key = self.comm_key(host, pid, Some(comm), None);
+            p.fold_into(self.summary.comms.entry(key).or_default());
+        }
+    }
+
+    /// The collector as the parser's sink for the records of the physical line `raw`.
+    pub(super) fn sink<'s>(&'s mut self, raw: &'s [u8]) -> LineSink<'s> {
+        LineSink {
+            collector: self,
+            raw,
         }
     }
 
@@ -224,5 +251,22 @@ impl Collector {
     /// The summary, and the commIds its Init lines gave (to join it with other files').
     pub fn finish_with_ids(self) -> (LogSummary, CommIds) {
         (self.summary, self.comm_ids)
+    }
+}
+
+/// The collector taking one physical line's records (the line is quoted as evidence), COLL
+/// calls without their record.
+pub(super) struct LineSink<'s> {
+    collector: &'s mut Collector,
+    raw: &'s [u8],
+}
+
+impl Sink for LineSink<'_> {
+    fn record(&mut self, rec: Record) {
+        self.collector.record(rec, self.raw)
+    }
+
+    fn coll(&mut self, at: At<'_>, call: CollCall) {
+        self.collector.coll(at, call)
     }
 }

@@ -7,6 +7,7 @@
 
 use super::names::{Algo, Func, NcclVersion, Proto};
 pub use crate::result::topology::Nic;
+use crate::result::tuning::TuningDecision;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -81,6 +82,31 @@ pub struct Decision {
     pub op_count: Option<u64>,
     /// Where the line is.
     pub origin: Origin,
+}
+
+impl Decision {
+    /// This one call's decision as a result annotation, in the spelling of ncclbench's
+    /// `--tuning` columns: the algorithm in NCCL's table spelling, or the per-call path
+    /// (`symmetric`, `copy_engine`, `hierarchical_ce`) where the line names no algorithm.
+    pub fn annotation(&self) -> TuningDecision {
+        let algo = match (self.algo, self.path) {
+            (Some(a), _) => a.as_str().to_string(),
+            (None, DecisionPath::Kernel) => String::new(),
+            (None, DecisionPath::Symmetric) => "symmetric".into(),
+            (None, DecisionPath::CopyEngine) => "copy_engine".into(),
+            (None, DecisionPath::HierarchicalCe) => "hierarchical_ce".into(),
+        };
+        TuningDecision {
+            algo,
+            proto: self
+                .proto
+                .map(|p| p.as_str().to_string())
+                .unwrap_or_default(),
+            channels: self.channels_lo.zip(self.channels_hi),
+            model_time_us: self.model_time_us,
+            calls: 1,
+        }
+    }
 }
 
 /// One COLL line: a collective call as the API received it (all ranks print it).

@@ -32,6 +32,7 @@ mod prefix;
 pub use crate::core::redact;
 pub mod report;
 mod scan;
+mod sink;
 pub mod summary;
 mod table;
 mod topo;
@@ -106,8 +107,7 @@ pub fn add_reader<R: BufRead>(
     let mut parser = LineParser::new();
     collector.begin_file(file);
     lines::for_each_line_hits(reader, |line, end, hits| {
-        let mut sink = |rec: Record| collector.record(rec, line);
-        if parser.line_hits(line, hits, &mut sink) {
+        if parser.line_hits(line, hits, &mut collector.sink(line)) {
             collector.nccl_line();
         }
         match end {

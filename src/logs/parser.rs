@@ -13,6 +13,7 @@ use super::decision::{self, AlgoField, PerCall, TuningLine};
 use super::event::{CollCall, CommInit, Decision, Event, ModelCell, Origin, Phase, Record};
 use super::names::{Algo, NcclVersion, Proto};
 use super::prefix::{Finder, Level, Prefixed};
+use super::sink::{At, Sink};
 use super::table::{self, Row};
 use super::topo;
 use super::warnings::{ParseWarnings, WarningKind};
@@ -56,6 +57,8 @@ pub struct LineParser {
     bare_version: Option<NcclVersion>,
     line: u64,
     warnings: ParseWarnings,
+    /// The host of a line whose host could not be numbered (more than `u32::MAX` of them).
+    no_host: Arc<str>,
     /// Scratch for [`LineParser::line`]'s `NCCL ` offsets (kept to not allocate per line).
     hits: Vec<usize>,
 }
@@ -93,12 +96,12 @@ impl LineParser {
     }
 
     /// [`LineParser::line`] given the offsets of `NCCL ` in `bytes` (ascending), as
-    /// [`super::lines`] finds them for a whole buffer at once.
-    pub(super) fn line_hits(
+    /// [`super::lines`] finds them for a whole buffer at once, into any [`Sink`].
+    pub(super) fn line_hits<S: Sink + ?Sized>(
         &mut self,
         bytes: &[u8],
         hits: &[usize],
-        f: &mut dyn FnMut(Record),
+        f: &mut S,
     ) -> bool {
         self.line += 1;
         if hits.is_empty() {
@@ -129,7 +132,7 @@ impl LineParser {
                 if let Some(event) = event {
                     found = true;
                     let origin = self.origin_bare();
-                    f(Record { origin, event });
+                    f.record(Record { origin, event });
                 }
             }
         }
@@ -185,56 +188,76 @@ impl LineParser {
             .and_then(|(i, _)| u32::try_from(i).ok())
     }
 
-    fn message(&mut self, p: Prefixed<'_>, f: &mut dyn FnMut(Record)) {
+    fn message<S: Sink + ?Sized>(&mut self, p: Prefixed<'_>, f: &mut S) {
         let h = self.host(p.host);
         let key = (h, p.pid, p.tid);
-        let mut origin = Origin {
+        let (origin, event) = match p.level {
+            Level::Trace | Level::Call => return,
+            Level::Warn => (
+                self.origin(h, &p),
+                Event::Warn {
+                    source: String::from_utf8_lossy(p.source).into_owned(),
+                    message: super::scan::text(p.msg.trim_ascii(), 512),
+                },
+            ),
+            Level::Info => match decision::parse(p.msg) {
+                Some(PerCall::Coll(c)) => return self.coll(key, &p, c, f),
+                Some(PerCall::Tuning(t)) => {
+                    let mut origin = self.origin(h, &p);
+                    let event = self.decision(key, t, &mut origin);
+                    (origin, event)
+                }
+                Some(PerCall::Malformed) => {
+                    self.warnings.add(WarningKind::MalformedDecision, self.line);
+                    return;
+                }
+                None => {
+                    let mut origin = self.origin(h, &p);
+                    match self.info(key, p, &mut origin) {
+                        Some(event) => (origin, event),
+                        None => return,
+                    }
+                }
+            },
+        };
+        f.record(Record { origin, event });
+    }
+
+    /// Where the message `p` of host number `h` was logged (attributed to no communicator).
+    fn origin(&self, h: u32, p: &Prefixed<'_>) -> Origin {
+        Origin {
             line: self.line,
-            host: self
-                .hosts
-                .get(h as usize)
-                .cloned()
-                .unwrap_or_else(|| Arc::from("")),
+            host: self.hosts.get(h as usize).unwrap_or(&self.no_host).clone(),
             pid: p.pid,
             tid: p.tid,
             dev: p.dev,
             comm: None,
-        };
-        let event = match p.level {
-            Level::Warn => Event::Warn {
-                source: String::from_utf8_lossy(p.source).into_owned(),
-                message: super::scan::text(p.msg.trim_ascii(), 512),
-            },
-            Level::Trace | Level::Call => return,
-            Level::Info => match self.info(key, p, &mut origin) {
-                Some(e) => e,
-                None => return,
-            },
-        };
-        f(Record { origin, event });
+        }
     }
 
+    /// A COLL line: remembered for a TUNING line that may follow on its thread, and handed to
+    /// the sink as it is.
+    fn coll<S: Sink + ?Sized>(&mut self, key: ThreadKey, p: &Prefixed<'_>, c: CollCall, f: &mut S) {
+        let t = self.threads.entry(key).or_default();
+        if t.colls.len() < RECENT_COLLS {
+            t.colls.push((c, p.dev));
+        } else {
+            t.colls[t.next] = (c, p.dev);
+        }
+        t.next = (t.next + 1) % RECENT_COLLS;
+        let at = At {
+            line: self.line,
+            host: self.hosts.get(key.0 as usize).unwrap_or(&self.no_host),
+            pid: p.pid,
+            tid: p.tid,
+            dev: p.dev,
+        };
+        f.coll(at, c);
+    }
+
+    /// An INFO message that is no per-call line: a tuning-table row or an init-time fact.
     fn info(&mut self, key: ThreadKey, p: Prefixed<'_>, origin: &mut Origin) -> Option<Event> {
         let (h, pid, _) = key;
-        match decision::parse(p.msg) {
-            Some(PerCall::Coll(c)) => {
-                let t = self.threads.entry(key).or_default();
-                if t.colls.len() < RECENT_COLLS {
-                    t.colls.push((c, p.dev));
-                } else {
-                    t.colls[t.next] = (c, p.dev);
-                }
-                t.next = (t.next + 1) % RECENT_COLLS;
-                origin.comm = Some(c.comm);
-                return Some(Event::Coll(c));
-            }
-            Some(PerCall::Tuning(t)) => return Some(self.decision(key, t, origin)),
-            Some(PerCall::Malformed) => {
-                self.warnings.add(WarningKind::MalformedDecision, self.line);
-                return None;
-            }
-            None => {}
-        }
         if memchr::memchr(b'|', p.msg).is_some() {
             if let Some(row) = table::parse(p.msg) {
                 return self.table_row(key, row, origin);

@@ -133,13 +133,19 @@ fn hit_at(line: &[u8], pos: usize) -> Option<Hit<'_>> {
     }
     let mut dev = None;
     if level != Level::Call {
-        let (s, e) = token_before(line, end)?;
-        let tok = &line[s..e];
-        if tok.len() < 3 || tok[0] != b'[' || tok[tok.len() - 1] != b']' {
+        // `[cudaDev]`: the space-free token before `end`, read back byte by byte (it is three
+        // or four bytes; a search for the space before it costs more than the walk).
+        let close = end.checked_sub(1)?;
+        if line.get(close) != Some(&b']') {
             return None;
         }
-        dev = Some(number(&tok[1..tok.len() - 1])?);
-        end = s.checked_sub(1)?;
+        let (n, open) = number_back(line, close)?;
+        let open = open.checked_sub(1)?;
+        if line[open] != b'[' || open == 0 || line[open - 1] != b' ' {
+            return None;
+        }
+        dev = Some(n);
+        end = open - 1;
     }
     if line.get(end) != Some(&b' ') && level != Level::Call {
         return None;
@@ -170,54 +176,59 @@ fn token_before(line: &[u8], end: usize) -> Option<(usize, usize)> {
 /// Reads `host:pid:tid` ending just before `end`; the host is the longest run of characters
 /// NCCL can print in a (cut) hostname, so launcher tags glued in front are left out.
 fn host_pid_tid(line: &[u8], end: usize) -> Option<(usize, &[u8], u32, u32)> {
-    let head = line.get(..end)?;
-    let (tid, rest) = digits_back(head)?;
-    let rest = rest.strip_suffix(b":")?;
-    let (pid, rest) = digits_back(rest)?;
-    let rest = rest.strip_suffix(b":")?;
-    let host_start = rest
-        .iter()
-        .rposition(|&b| !is_host_byte(b))
-        .map_or(0, |i| i + 1);
+    let (tid, at) = number_back(line, end)?;
+    let at = at.checked_sub(1).filter(|&i| line[i] == b':')?;
+    let (pid, at) = number_back(line, at)?;
+    let at = at.checked_sub(1).filter(|&i| line[i] == b':')?;
+    let mut host_start = at;
+    while host_start > 0 && HOST[usize::from(line[host_start - 1])] {
+        host_start -= 1;
+    }
     // A hostname does not start with '-' (a table row's `-1` glued in front does).
-    let host_start = host_start
-        + rest[host_start..]
-            .iter()
-            .take_while(|&&b| b == b'-')
-            .count();
-    let host = &rest[host_start..];
-    if host.is_empty() {
+    while host_start < at && line[host_start] == b'-' {
+        host_start += 1;
+    }
+    if host_start == at {
         return None;
     }
-    Some((host_start, host, pid, tid))
+    Some((host_start, &line[host_start..at], pid, tid))
 }
 
-fn is_host_byte(b: u8) -> bool {
-    !(b.is_ascii_whitespace() || matches!(b, b':' | b'[' | b']' | b'.' | b'<' | b'>' | b'/' | 0))
-}
-
-/// The decimal number at the end of `s` and what precedes it.
-fn digits_back(s: &[u8]) -> Option<(u32, &[u8])> {
-    let start = s
-        .iter()
-        .rposition(|b| !b.is_ascii_digit())
-        .map_or(0, |i| i + 1);
-    Some((number(&s[start..])?, &s[..start]))
-}
-
-/// A whole decimal `u32` (1-10 digits, no sign, no overflow).
-pub fn number(s: &[u8]) -> Option<u32> {
-    if s.is_empty() || s.len() > 10 {
-        return None;
+/// Whether NCCL can print each byte in a hostname (a table: the test runs on every byte of
+/// every prefix's host).
+static HOST: [bool; 256] = {
+    let mut t = [true; 256];
+    let not = b" \t\n\x0c\r:[].<>/\0";
+    let mut i = 0;
+    while i < not.len() {
+        t[not[i] as usize] = false;
+        i += 1;
     }
-    let mut v: u64 = 0;
-    for &b in s {
-        if !b.is_ascii_digit() {
+    t
+};
+
+/// The whole decimal `u32` whose digits end just before `end` (1-10 digits, no sign, no
+/// overflow), and where its digits start. Read once, backwards, value and all: every prefix
+/// holds three.
+fn number_back(s: &[u8], end: usize) -> Option<(u32, usize)> {
+    let s = s.get(..end)?;
+    let (mut start, mut v, mut scale) = (end, 0u64, 1u64);
+    while start > 0 {
+        let d = s[start - 1].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        if end - start == 10 {
             return None;
         }
-        v = v * 10 + u64::from(b - b'0');
+        v += u64::from(d) * scale;
+        scale *= 10;
+        start -= 1;
     }
-    u32::try_from(v).ok()
+    if start == end {
+        return None;
+    }
+    Some((u32::try_from(v).ok()?, start))
 }
 
 /// Drops trailing CR/LF and a launcher tag (`[1,0]<stdout>:`) glued before the next prefix.
@@ -315,5 +326,15 @@ fn text_that_only_looks_like_a_prefix_is_ignored() {
         "x NCCL TRACE y",
     ] {
         assert!(all(line).is_empty(), "{line}");
+    }
+}
+
+#[test]
+fn the_host_table_is_the_hostname_rule() {
+    // ASCII whitespace, the prefix's and launcher tags' punctuation, and NUL end a hostname.
+    for b in 0..=255u8 {
+        let rule = !(b.is_ascii_whitespace()
+            || matches!(b, b':' | b'[' | b']' | b'.' | b'<' | b'>' | b'/' | 0));
+        assert_eq!(HOST[usize::from(b)], rule, "{b:#x}");
     }
 }

@@ -2,79 +2,88 @@
 //! bounds and returns `None` on a mismatch, so a truncated or foreign line is rejected, never
 //! a panic; numbers saturate instead of overflowing.
 
-/// Reads a message left to right.
+/// Reads a message left to right: the cursor is the unread rest itself, so a read is one
+/// comparison and one re-slice, with no offset to check against the whole.
 #[derive(Debug, Clone, Copy)]
 pub struct Cursor<'a> {
-    s: &'a [u8],
-    i: usize,
+    rest: &'a [u8],
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `s`.
     pub fn new(s: &'a [u8]) -> Self {
-        Cursor { s, i: 0 }
+        Cursor { rest: s }
     }
 
     /// What is left.
-    #[inline]
+    #[inline(always)]
     pub fn rest(&self) -> &'a [u8] {
-        self.s.get(self.i..).unwrap_or(&[])
+        self.rest
     }
 
     /// Whether nothing is left.
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
-        self.rest().is_empty()
+        self.rest.is_empty()
     }
 
-    /// Consumes `lit` if the rest starts with it.
+    /// Consumes `n` bytes (at most what is left).
     #[inline]
+    fn skip(&mut self, n: usize) {
+        self.rest = self.rest.get(n..).unwrap_or(&[]);
+    }
+
+    /// Consumes `lit` if the rest starts with it. Always inlined: every literal is a constant,
+    /// and a comparison of known length is a couple of integer compares, not a `memcmp` call.
+    #[inline(always)]
     pub fn lit(&mut self, lit: &[u8]) -> Option<()> {
-        if self.rest().starts_with(lit) {
-            self.i += lit.len();
-            Some(())
-        } else {
-            None
-        }
+        self.rest = self.rest.strip_prefix(lit)?;
+        Some(())
     }
 
     /// Skips spaces.
     #[inline]
     pub fn spaces(&mut self) {
-        while self.rest().first() == Some(&b' ') {
-            self.i += 1;
+        while let [b' ', tail @ ..] = self.rest {
+            self.rest = tail;
         }
     }
 
-    /// An unsigned decimal (at least one digit; saturates at `u64::MAX`). One pass over the
-    /// digits: COLL lines carry four decimals each.
+    /// An unsigned decimal (at least one digit; saturates at `u64::MAX`). COLL lines carry
+    /// four decimals each: the digits are read once, with plain arithmetic, since 19 digits
+    /// always fit; only a longer run is read again with saturation.
     #[inline]
     pub fn uint(&mut self) -> Option<u64> {
-        let rest = self.rest();
+        let s = self.rest;
         let (mut v, mut n) = (0u64, 0usize);
-        for &b in rest {
+        while let Some(&b) = s.get(n) {
             let d = b.wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            v = v.saturating_mul(10).saturating_add(u64::from(d));
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
             n += 1;
         }
         if n == 0 {
             return None;
         }
-        self.i += n;
+        if n > 19 {
+            v = s[..n].iter().fold(0u64, |v, &b| {
+                v.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+            });
+        }
+        self.skip(n);
         Some(v)
     }
 
     /// An unsigned decimal that fits `u32`.
     #[inline]
     pub fn u32(&mut self) -> Option<u32> {
-        let save = self.i;
+        let save = self.rest;
         match self.uint().and_then(|v| u32::try_from(v).ok()) {
             Some(v) => Some(v),
             None => {
-                self.i = save;
+                self.rest = save;
                 None
             }
         }
@@ -94,63 +103,67 @@ impl<'a> Cursor<'a> {
     pub fn hex(&mut self) -> Option<u64> {
         let _ = self.lit(b"0x");
         // One pass: digit values from a table (a branch per digit class costs more on the two
-        // 12-digit pointers of every COLL line), saturation once a digit would shift bits out.
-        let (mut v, mut n, mut over) = (0u64, 0usize, false);
-        for &b in self.rest() {
+        // 12-digit pointers of every COLL line). Bits are shifted out only past 16 digits, so
+        // saturation is decided after the loop, from the digits after any leading zeros.
+        let (mut v, mut n) = (0u64, 0usize);
+        for &b in self.rest {
             let d = HEX[usize::from(b)];
             if d == NOT_HEX {
                 break;
             }
-            over |= v >> 60 != 0;
             v = (v << 4) | u64::from(d);
             n += 1;
         }
         if n == 0 {
             return None;
         }
-        self.i += n;
-        Some(if over { u64::MAX } else { v })
+        let digits = &self.rest[..n];
+        self.skip(n);
+        if n > 16 && n - digits.iter().take_while(|&&b| b == b'0').count() > 16 {
+            return Some(u64::MAX);
+        }
+        Some(v)
     }
 
     /// A decimal float as printf `%f`/`%g` writes it (`12.5`, `-3`, `1e+06`, `inf`).
     pub fn float(&mut self) -> Option<f64> {
         let n = self
-            .rest()
+            .rest
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'))
             .count();
-        let text = std::str::from_utf8(&self.rest()[..n]).ok()?;
+        let text = std::str::from_utf8(&self.rest[..n]).ok()?;
         let v: f64 = text.parse().ok()?;
-        self.i += n;
+        self.skip(n);
         Some(v)
     }
 
     /// Bytes up to (not including) the next space or the end.
     #[inline]
     pub fn word(&mut self) -> &'a [u8] {
-        let rest = self.rest();
+        let rest = self.rest;
         let n = space_at(rest).unwrap_or(rest.len());
-        self.i += n;
+        self.skip(n);
         &rest[..n]
     }
 
     /// Bytes up to `stop` (exclusive, consumed), or `None` when it does not occur.
     pub fn until(&mut self, stop: &[u8]) -> Option<&'a [u8]> {
-        let rest = self.rest();
+        let rest = self.rest;
         let at = memchr::memmem::find(rest, stop)?;
-        self.i += at + stop.len();
+        self.skip(at + stop.len());
         Some(&rest[..at])
     }
 
     /// Alphanumeric characters (and `_`).
     #[inline]
     pub fn ident(&mut self) -> &'a [u8] {
-        let rest = self.rest();
+        let rest = self.rest;
         let n = rest
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-            .count();
-        self.i += n;
+            .position(|&b| !IDENT[usize::from(b)])
+            .unwrap_or(rest.len());
+        self.skip(n);
         &rest[..n]
     }
 }
@@ -202,6 +215,18 @@ pub fn space_at(s: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// Whether each byte belongs in an identifier (a table: every COLL and TUNING line starts
+/// with its function's name).
+static IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// The value after `key ` in a space-separated message (`rank 3 nranks 8 ...`): the word after
 /// the first whole-word occurrence of `key`.
 pub fn field<'a>(msg: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
@@ -245,6 +270,14 @@ fn the_cursor_rejects_what_does_not_match_and_saturates() {
         Some(u64::MAX)
     );
     assert_eq!(Cursor::new(b"99999999999").u32(), None);
+    // Past 19 digits the value is read again with saturation: leading zeros still fit.
+    assert_eq!(Cursor::new(b"000000000000000000000012").uint(), Some(12));
+    assert_eq!(Cursor::new(b"18446744073709551615").uint(), Some(u64::MAX));
+    assert_eq!(Cursor::new(b"18446744073709551616").uint(), Some(u64::MAX));
+    assert_eq!(
+        Cursor::new(b"18446744073709551614").uint(),
+        Some(u64::MAX - 1)
+    );
     assert_eq!(Cursor::new(b"0xffffffffffffffffffff").hex(), Some(u64::MAX));
     assert_eq!(Cursor::new(b"0x00000000000000000000aB").hex(), Some(0xab));
     assert_eq!(Cursor::new(b"FfFfFfFfFfFfFfFf").hex(), Some(u64::MAX));
@@ -253,6 +286,8 @@ fn the_cursor_rejects_what_does_not_match_and_saturates() {
     assert_eq!(field_u32(b"comm 0x1 rank 3 nranks 8", b"nranks"), Some(8));
     assert_eq!(field_hex(b"busId 1b000 commId 0xab", b"commId"), Some(0xab));
     assert_eq!(field(b"rank", b"rank"), None);
+    assert_eq!(Cursor::new(b"All_Reduce2: x").ident(), b"All_Reduce2");
+    assert_eq!(Cursor::new(b"\xc3\xa9").ident(), b"");
 }
 
 #[test]

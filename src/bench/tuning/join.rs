@@ -18,8 +18,8 @@
 use crate::bench::observe::{OpKey, Phase};
 use crate::core::collective::spec::LogBytes;
 use crate::core::collective::Collective;
-use crate::logs::{CollCall, Decision, DecisionPath, Event, Func, NcclVersion, Record};
-use crate::result::tuning::{Tuning, TuningDecision};
+use crate::logs::{CollCall, Decision, Event, Func, NcclVersion, Record};
+use crate::result::tuning::Tuning;
 use std::collections::{BTreeMap, VecDeque};
 
 /// NCCL's function for a collective whose harness call is one NCCL collective call (the
@@ -199,7 +199,7 @@ impl Joiner {
             .expect("position is in range");
         if w.measured {
             self.current.unmatched_calls -= 1;
-            self.current.add(annotation(d));
+            self.current.add(d.annotation());
         }
     }
 
@@ -244,24 +244,6 @@ impl Joiner {
             );
         }
         s
-    }
-}
-
-/// A decision line as a result annotation (one call).
-fn annotation(d: &Decision) -> TuningDecision {
-    let algo = match (d.algo, d.path) {
-        (Some(a), _) => a.as_str().to_string(),
-        (None, DecisionPath::Kernel) => String::new(),
-        (None, DecisionPath::Symmetric) => "symmetric".into(),
-        (None, DecisionPath::CopyEngine) => "copy_engine".into(),
-        (None, DecisionPath::HierarchicalCe) => "hierarchical_ce".into(),
-    };
-    TuningDecision {
-        algo,
-        proto: d.proto.map(|p| p.as_str().to_string()).unwrap_or_default(),
-        channels: d.channels_lo.zip(d.channels_hi),
-        model_time_us: d.model_time_us,
-        calls: 1,
     }
 }
 

@@ -1,12 +1,13 @@
 //! The buffer-at-a-time scan ([`for_each_line_hits`] and [`LineParser::line_hits`]) against
 //! the line-at-a-time parser: every line kind the parser reads, behind every launcher tag and
 //! with either line ending, is kept (never passed over as holding no `NCCL `) and parses to
-//! the same records, however the input falls across buffer ends.
+//! the same records, however the input falls across buffer ends; and the collector folds a
+//! COLL call the parser hands it directly as it folds the call's record.
 
-use super::records;
+use super::{records, sample};
 use crate::logs::event::Record;
 use crate::logs::lines::for_each_line_hits;
-use crate::logs::LineParser;
+use crate::logs::{for_each_line, parse_reader, Collector, LineParser, LogSummary, ParseOptions};
 use std::io::BufReader;
 
 /// One message of each kind the parser reads, after `host:pid:tid [dev] ` (or as it stands
@@ -121,7 +122,10 @@ fn lines_split_at_any_buffer_end_parse_the_same() {
 
 #[test]
 fn the_offsets_given_are_every_nccl_in_the_line() {
-    let text = "NCCL x NCCL \nNCCL_DEBUG=INFO\n\nxx NCCL NCCL NCCL  \r\n NCCLNCCL \nNCCL";
+    // Lines full of `L` (the byte the scan stops at), `NCCL ` at a line's start and end.
+    let text =
+        "NCCL x NCCL \nNCCL_DEBUG=INFO\n\nxx NCCL NCCL NCCL  \r\n NCCLNCCL \nL LNCCL LL NCCLL \
+                NCCL L\nLLLL\nNCCL";
     for cap in [1, 3, 8, 1 << 10] {
         let mut lines = Vec::new();
         for_each_line_hits(
@@ -143,7 +147,7 @@ fn the_offsets_given_are_every_nccl_in_the_line() {
             },
         )
         .unwrap();
-        assert_eq!(lines.len(), 6, "buffer {cap}");
+        assert_eq!(lines.len(), 8, "buffer {cap}");
     }
 }
 
@@ -158,5 +162,47 @@ fn lines_without_nccl_hold_nothing() {
     ] {
         let (got, nccl) = buffered(format!("{line}\n").as_bytes(), 64);
         assert_eq!((got.len(), nccl), (0, 0), "{line:?}");
+    }
+}
+
+/// The summary of `text` folded from records, as a sink that is a plain closure gets them.
+fn summary_from_records(text: &[u8]) -> LogSummary {
+    let mut c = Collector::new(&ParseOptions::default());
+    let mut p = LineParser::new();
+    c.begin_file("x");
+    for_each_line(text, |line, _| {
+        if p.line(line, &mut |r| c.record(r, line)) {
+            c.nccl_line();
+        }
+    })
+    .unwrap();
+    c.end_file(&p);
+    c.finish()
+}
+
+/// The summary as its JSON report.
+fn json(s: &LogSummary) -> String {
+    let f = crate::logs::findings::findings(s);
+    let redact = crate::logs::redact::Redactor::none();
+    crate::logs::report::json::render(&crate::logs::report::Report {
+        summary: s,
+        findings: &f,
+        redact: &redact,
+    })
+}
+
+#[test]
+fn coll_calls_fold_the_same_as_their_records() {
+    for name in [
+        "multihost_interleaved.log",
+        "v2.21_numeric.log",
+        "v2.27_named_symmetric.log",
+    ] {
+        let text = sample(name);
+        let direct = parse_reader(&text[..], "x", &ParseOptions::default()).unwrap();
+        let folded = summary_from_records(&text);
+        assert!(direct.files[0].colls > 0, "{name} has COLL lines");
+        assert_eq!(direct.files, folded.files, "{name}");
+        assert_eq!(json(&direct), json(&folded), "{name}");
     }
 }

@@ -15,8 +15,8 @@
 //! values joined by `|`.
 
 use crate::analysis::input::Tuning;
-use crate::logs::{Decision, DecisionPath, Event, Func, LineParser, NcclVersion};
-use crate::result::tuning::{Tuning as Calls, TuningDecision};
+use crate::logs::{Decision, Event, Func, LineParser, NcclVersion};
+use crate::result::tuning::Tuning as Calls;
 
 /// The log parser over the file's lines and what it has learned.
 #[derive(Default)]
@@ -83,7 +83,7 @@ impl Inline {
             return;
         };
         for d in decisions.iter().filter(|d| fits(d, &row, self.version)) {
-            found.placements[placement.min(1)].add(annotation(d));
+            found.placements[placement.min(1)].add(d.annotation());
         }
     }
 }
@@ -123,22 +123,4 @@ fn collective_of(f: Func) -> Option<&'static str> {
         Func::SendRecv => "sendrecv",
         _ => return None,
     })
-}
-
-/// One call's decision in the spelling of ncclbench's `--tuning` columns.
-fn annotation(d: &Decision) -> TuningDecision {
-    let algo = match (d.algo, d.path) {
-        (Some(a), _) => a.as_str().to_string(),
-        (None, DecisionPath::Kernel) => String::new(),
-        (None, DecisionPath::Symmetric) => "symmetric".into(),
-        (None, DecisionPath::CopyEngine) => "copy_engine".into(),
-        (None, DecisionPath::HierarchicalCe) => "hierarchical_ce".into(),
-    };
-    TuningDecision {
-        algo,
-        proto: d.proto.map(|p| p.as_str().to_string()).unwrap_or_default(),
-        channels: d.channels_lo.zip(d.channels_hi),
-        model_time_us: d.model_time_us,
-        calls: 1,
-    }
 }
