@@ -5,12 +5,18 @@
 //! pairings, then GPU pairs inside the nodes that were slow. Every process measures its groups
 //! on sub-communicators of the job's backend ([`measure`]) and sends its [`sample`]s to rank 0,
 //! which judges every group against the job's own reference for its kind ([`groups`]), names
-//! the suspects ([`suspects`], [`verdict`]) and renders them ([`render`], [`hostlist`]).
-//! [`layout`] places ranks on nodes; [`inject`] holds the test-only fault switches.
+//! the suspects ([`suspects`], [`verdict`]). [`run`] is the protocol every process follows,
+//! [`layout`] places ranks on nodes, [`hostlist`] writes Slurm host lists, and [`inject`]
+//! holds the test-only fault switches.
 
 pub mod groups;
 pub mod hostlist;
+pub mod inject;
 pub mod layout;
+pub mod measure;
+pub mod nics;
+pub mod render;
+pub mod run;
 pub mod sample;
 pub mod schedule;
 pub mod suspects;

@@ -136,6 +136,19 @@ impl Oob {
         self.shared.finished.store(true, Ordering::SeqCst);
     }
 
+    /// Rank 0 ends the job: every member exits with `code` (from its channel thread, so a
+    /// member stuck in a call or stalled exits too), then this process. Never returns.
+    pub fn exit_all(&self, code: u8) -> ! {
+        self.shared.finished.store(true, Ordering::SeqCst);
+        for w in lock(&self.shared.members).iter_mut().flatten() {
+            let _ = writeln!(w, "X\t{code}");
+        }
+        // The members' exits close their connections; give the lines time to arrive first.
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = std::io::stdout().flush();
+        std::process::exit(i32::from(code));
+    }
+
     /// This rank's wait passed the deadline: report, let rank 0 decide, exit 4. Never returns.
     pub fn timed_out(&self, what: &str) -> ! {
         match &self.to_root {
