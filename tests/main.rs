@@ -1,8 +1,8 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_plan` and `mpi_run` exist only
-//! with the `mpi` feature (`#![cfg]` inside each).
+//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_locate`, `mpi_plan` and `mpi_run`
+//! exist only with the `mpi` feature (`#![cfg]` inside each).
 
 mod support;
 
@@ -30,6 +30,7 @@ mod logs_cli;
 mod memory_report;
 mod mpi_accept;
 mod mpi_alltoallv;
+mod mpi_locate;
 mod mpi_plan;
 mod mpi_run;
 mod nccl_fake;

@@ -173,7 +173,15 @@ fn locate_joined(
         Role::LeftOut => Duration::from_secs(24 * 3600),
         _ => timeout * 2,
     };
-    run::finish(coord.as_mut(), status, silent, wait)
+    let status = run::finish(coord.as_mut(), status, silent, wait)?;
+    if silent {
+        // Rank 0 ends this job (its ranks that stopped answering cannot shut MPI down with the
+        // rest): wait for that here rather than in MPI's shutdown, then go anyway.
+        std::thread::sleep(timeout * 2 + Duration::from_secs(5));
+        let _ = std::io::stdout().flush();
+        std::process::exit(i32::from(status));
+    }
+    Ok(status)
 }
 
 /// Prints the report and writes `locate.txt`, `locate.json` and `hostfile`.

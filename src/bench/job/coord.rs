@@ -6,6 +6,29 @@
 use crate::core::error::Error;
 use std::time::Instant;
 
+/// How long a receiver waits for a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wait {
+    /// Until here in any case.
+    pub until: Instant,
+    /// Then `patience` more at a time while a process still missing shows progress (its
+    /// position in its numbered calls moved since the last look); zero waits no longer.
+    pub patience: std::time::Duration,
+    /// Never past here.
+    pub at_most: Instant,
+}
+
+impl Wait {
+    /// Until `until`, no longer.
+    pub fn until(until: Instant) -> Wait {
+        Wait {
+            until,
+            patience: std::time::Duration::ZERO,
+            at_most: until,
+        }
+    }
+}
+
 /// Rank 0 and its point-to-point exchanges with the other processes.
 pub trait Coordinator {
     /// This process's rank in the world.
@@ -13,15 +36,15 @@ pub trait Coordinator {
     /// Processes in the world.
     fn size(&self) -> usize;
     /// Every process in `from` (rank 0 included when listed) sends `mine` to rank 0. Rank 0
-    /// gets one entry per process: its message, or `None` when it did not come by `deadline`
-    /// (or the process was not in `from`); the others get an empty list. `step` numbers the
-    /// exchange (every process passes the same).
+    /// gets one entry per process: its message, or `None` when it did not come in time (see
+    /// [`Wait`]; or the process was not in `from`); the others get an empty list. `step`
+    /// numbers the exchange (every process passes the same).
     fn gather(
         &mut self,
         step: u32,
         mine: &str,
         from: &[bool],
-        deadline: Instant,
+        wait: Wait,
     ) -> Result<Vec<Option<String>>, Error>;
     /// Rank 0 sends `msg` to every process in `to` and gets it back itself; another process
     /// gets rank 0's message, or `None` when it did not come by `deadline`.
@@ -53,7 +76,7 @@ impl Coordinator for Alone {
         _step: u32,
         mine: &str,
         from: &[bool],
-        _deadline: Instant,
+        _wait: Wait,
     ) -> Result<Vec<Option<String>>, Error> {
         Ok(vec![from
             .first()

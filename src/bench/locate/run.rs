@@ -26,7 +26,7 @@ use super::sample::{Outcome, Sample};
 use super::schedule::{self, Round};
 use super::verdict::{Floors, Verdict};
 use crate::bench::backend::{Backend, BackendInfo, Split};
-use crate::bench::job::coord::Coordinator;
+use crate::bench::job::coord::{Coordinator, Wait};
 use crate::core::error::Error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -180,7 +180,7 @@ fn agree_layout(
         info.first_rank,
         info.local_ranks
     );
-    let got = coord.gather(0, &mine, &all, Instant::now() + timeout)?;
+    let got = coord.gather(0, &mine, &all, Wait::until(Instant::now() + timeout))?;
     let msg = if coord.rank() == 0 {
         layout_message(info.nranks, &got)?
     } else {
@@ -323,13 +323,22 @@ impl Run<'_> {
             .collect()
     }
 
-    /// Until when rank 0 waits for a round's samples, once its own are measured: a process
-    /// whose partner stopped answering reports within `-T` of its last completed call, so
-    /// `-T` after rank 0's own end (and at least twice `-T` after the round's start) plus a
-    /// margin; a process later than that is counted as stopped answering.
-    fn report_deadline(&self, start: Instant) -> Instant {
+    /// How rank 0 waits for a round's samples, once its own are measured: a process whose
+    /// partner stopped answering reports within `-T` of its last completed call, so `-T` after
+    /// rank 0's own end (at least twice `-T` after the round's start) plus a margin, then on
+    /// while a missing process still makes progress (a slow group), but never past the
+    /// longest a round can take (every call of every group of a process taking `-T`). A
+    /// process still missing then has stopped answering.
+    fn report_wait(&self, start: Instant) -> Wait {
         let t = self.opts.spec.timeout;
-        (Instant::now() + t).max(start + 2 * t) + Duration::from_secs(2)
+        let margin = Duration::from_secs(2);
+        let calls = (self.opts.spec.warmup + self.opts.spec.iters) as u32;
+        let most = self.procs.iter().map(|p| p.1).max().unwrap_or(1) as u32;
+        Wait {
+            until: (Instant::now() + t).max(start + 2 * t) + margin,
+            patience: t + margin,
+            at_most: start + t * calls.saturating_mul(most) + t + margin,
+        }
     }
 
     /// Processes that still answer.
@@ -385,8 +394,8 @@ impl Run<'_> {
         let step = self.step;
         self.step += 1;
         let alive = self.alive();
-        let deadline = self.report_deadline(t0);
-        let got = coord.gather(step, &lines.join("\n"), &alive, deadline)?;
+        let wait = self.report_wait(t0);
+        let got = coord.gather(step, &lines.join("\n"), &alive, wait)?;
         let decision = if coord.rank() == 0 {
             self.take_reports(ri, &got, &alive)
         } else {
@@ -394,7 +403,7 @@ impl Run<'_> {
         };
         let timeout = self.opts.spec.timeout;
         let msg = coord
-            .broadcast(step, &decision, &alive, deadline + timeout + timeout)?
+            .broadcast(step, &decision, &alive, wait.at_most + timeout + timeout)?
             .ok_or_else(|| stopped_answering("its decision after a round"))?;
         for r in msg.split(',').filter(|s| !s.is_empty()) {
             self.silent.entry(num(r)?).or_insert(ri);

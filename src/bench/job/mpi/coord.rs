@@ -2,12 +2,14 @@
 //! sends and receives on the world communicator (a length, then the bytes), each polled until
 //! its deadline. A message that does not come in time is given up: its request and buffer are
 //! leaked, never freed, since MPI may still write into them (as for every timed-out wait of
-//! the MPI module). `end_all` goes through the hang-diagnosis channel, whose threads answer
-//! outside MPI, so it also ends a process stuck in a call.
+//! the MPI module). Rank 0's patience with a late process comes from the hang-diagnosis
+//! channel: while the op counter of a missing process still moves, it is working (a slow
+//! group), not stuck. `end_all` goes through that channel too, whose threads answer outside
+//! MPI, so it also ends a process stuck in a call.
 
 use super::nb::{self, Comm, Posted};
 use super::oob::Oob;
-use crate::bench::job::coord::Coordinator;
+use crate::bench::job::coord::{Coordinator, Wait};
 use crate::core::error::Error;
 use std::time::{Duration, Instant};
 
@@ -57,6 +59,53 @@ fn leak_pending(posted: &[Option<Posted>], bufs: &mut [Vec<u8>]) {
 }
 
 impl MpiCoordinator<'_> {
+    /// Each process's position in its numbered calls, as the hang channel reports it.
+    fn positions(&self) -> Vec<Option<u64>> {
+        match self.oob {
+            Some(o) => o
+                .progress(Duration::from_secs(1))
+                .iter()
+                .map(|p| p.as_ref().map(|p| p.position()))
+                .collect(),
+            None => vec![None; self.size],
+        }
+    }
+
+    /// [`poll`] under `wait`: past `wait.until`, on while a process of `who` whose request is
+    /// still pending moved since the last look.
+    fn poll_patient(
+        &self,
+        posted: &mut [Option<Posted>],
+        who: &[usize],
+        wait: Wait,
+    ) -> Result<(), Error> {
+        let mut seen = if wait.patience.is_zero() {
+            Vec::new()
+        } else {
+            self.positions()
+        };
+        let mut until = wait.until.min(wait.at_most);
+        loop {
+            poll(posted, until)?;
+            let missing: Vec<usize> = (0..posted.len())
+                .filter(|&i| posted[i].is_some())
+                .map(|i| who[i])
+                .collect();
+            if missing.is_empty() || wait.patience.is_zero() || Instant::now() >= wait.at_most {
+                return Ok(());
+            }
+            let now = self.positions();
+            let moved = missing
+                .iter()
+                .any(|&p| now.get(p).copied().flatten().is_some() && now.get(p) != seen.get(p));
+            if !moved {
+                return Ok(());
+            }
+            seen = now;
+            until = (Instant::now() + wait.patience).min(wait.at_most);
+        }
+    }
+
     /// Sends `msg` to each of `to` (length, then bytes); gives up on a peer that has not taken
     /// it by `deadline`.
     fn send_all(
@@ -88,21 +137,22 @@ impl MpiCoordinator<'_> {
         Ok(())
     }
 
-    /// Receives one message from each of `from`; `None` for those not complete by
-    /// `deadline`.
+    /// Receives one message from each of `from`; `None` for those not complete in time.
     fn recv_all(
         &self,
         from: &[usize],
         step: u32,
         k: u32,
-        deadline: Instant,
+        wait: Wait,
     ) -> Result<Vec<Option<Vec<u8>>>, Error> {
         let mut lens: Vec<Vec<u8>> = from.iter().map(|_| vec![0u8; 8]).collect();
         let mut posted = Vec::with_capacity(from.len());
         for (i, &p) in from.iter().enumerate() {
             posted.push(Some(nb::recv(self.world, &mut lens[i], p, tag(step, k))?));
         }
-        poll(&mut posted, deadline)?;
+        self.poll_patient(&mut posted, from, wait)?;
+        // A length is sent right before its bytes.
+        let deadline = wait.until.max(Instant::now() + Duration::from_secs(2));
         leak_pending(&posted, &mut lens);
         let mut bodies: Vec<Vec<u8>> = Vec::with_capacity(from.len());
         let mut body_posted: Vec<Option<Posted>> = Vec::with_capacity(from.len());
@@ -154,17 +204,17 @@ impl Coordinator for MpiCoordinator<'_> {
         step: u32,
         mine: &str,
         from: &[bool],
-        deadline: Instant,
+        wait: Wait,
     ) -> Result<Vec<Option<String>>, Error> {
         let listed = |p: usize| from.get(p).copied().unwrap_or(false);
         if self.rank != 0 {
             if listed(self.rank) {
-                self.send_all(&[0], step, 0, mine.as_bytes(), deadline)?;
+                self.send_all(&[0], step, 0, mine.as_bytes(), wait.at_most)?;
             }
             return Ok(Vec::new());
         }
         let peers: Vec<usize> = (1..self.size).filter(|&p| listed(p)).collect();
-        let got = self.recv_all(&peers, step, 0, deadline)?;
+        let got = self.recv_all(&peers, step, 0, wait)?;
         let mut out: Vec<Option<String>> = vec![None; self.size];
         if listed(0) {
             out[0] = Some(mine.to_string());
@@ -189,7 +239,7 @@ impl Coordinator for MpiCoordinator<'_> {
             self.send_all(&peers, step, 2, msg.as_bytes(), deadline)?;
             return Ok(Some(msg.to_string()));
         }
-        let got = self.recv_all(&[0], step, 2, deadline)?;
+        let got = self.recv_all(&[0], step, 2, Wait::until(deadline))?;
         Ok(got
             .into_iter()
             .next()

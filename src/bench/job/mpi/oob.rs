@@ -136,6 +136,34 @@ impl Oob {
         self.shared.finished.store(true, Ordering::SeqCst);
     }
 
+    /// Rank 0: every process's current progress (its own included), asked of the members
+    /// over their channels and waited for at most `wait`; `None` for a member that did not
+    /// answer (or is gone).
+    pub fn progress(&self, wait: Duration) -> Vec<Option<Progress>> {
+        let size = lock(&self.shared.reports).len();
+        lock(&self.shared.reports)
+            .iter_mut()
+            .for_each(|r| *r = None);
+        for w in lock(&self.shared.members).iter_mut().flatten() {
+            let _ = writeln!(w, "Q");
+        }
+        let until = Instant::now() + wait;
+        while Instant::now() < until {
+            let lost = lock(&self.shared.lost).clone();
+            let r = lock(&self.shared.reports);
+            if (1..size).all(|i| r[i].is_some() || lost[i]) {
+                break;
+            }
+            drop(r);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut reports = lock(&self.shared.reports).clone();
+        if let Some(me) = reports.first_mut() {
+            *me = Some(self.shared.tracker.snapshot());
+        }
+        reports
+    }
+
     /// Rank 0 ends the job: every member exits with `code` (from its channel thread, so a
     /// member stuck in a call or stalled exits too), then this process. Never returns.
     pub fn exit_all(&self, code: u8) -> ! {
