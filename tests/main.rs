@@ -26,6 +26,7 @@ mod gpu_check_script;
 mod launcher_refusal;
 mod layering;
 mod lifecycle;
+mod locate_cli;
 mod logs_cli;
 mod memory_report;
 mod mpi_accept;
