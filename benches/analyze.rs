@@ -80,6 +80,7 @@ fn bench_analyze(c: &mut Criterion) {
         rows: rows(),
         skipped: vec![],
         inferred: vec![],
+        group_rows: 0,
     };
     assert_eq!(analyze(&set, None).curves.len(), CURVES);
     let mut group = c.benchmark_group("analyze");

@@ -49,6 +49,7 @@ fn fit(rows: Vec<InputRow>) -> CurveReport {
             rows,
             skipped: vec![],
             inferred: vec![],
+            group_rows: 0,
         },
         None,
     );

@@ -1,8 +1,8 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_locate`, `mpi_plan` and `mpi_run`
-//! exist only with the `mpi` feature (`#![cfg]` inside each).
+//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_locate`, `mpi_plan` and
+//! `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
 
 mod support;
 
@@ -31,6 +31,7 @@ mod logs_cli;
 mod memory_report;
 mod mpi_accept;
 mod mpi_alltoallv;
+mod mpi_groups;
 mod mpi_locate;
 mod mpi_plan;
 mod mpi_run;
@@ -40,7 +41,10 @@ mod nccl_p2p_devices;
 mod nccl_real_lib;
 mod nccl_tuning;
 mod output_rules;
+mod per_group;
+mod production_cli;
 mod profile_floors;
+mod prom_output;
 mod reader_stream;
 mod readers_real_world;
 mod redact_outputs;

@@ -105,4 +105,8 @@ pub struct ReadSet {
     /// Tables whose collective the file did not name, and what was inferred for them.
     #[serde(default)]
     pub inferred: Vec<Inference>,
+    /// `--per-group` lines of ncclbench CSV files, left out: they split the aggregate rows of
+    /// the same sizes, which are read.
+    #[serde(default)]
+    pub group_rows: u64,
 }

@@ -36,7 +36,8 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Sub {
     /// Fit each curve of result files (ncclbench CSV/JSON, nccl-tests text/JSON) and report
-    /// latency floor, plateau, knee and regimes
+    /// latency floor, plateau, knee and regimes; or hold a training job's NCCL Inspector
+    /// records against benchmark results (--baseline): where the job loses time, and why
     #[command(name = "analyze")]
     Analyze(AnalyzeArgs),
     /// What a run would use: NCCL library and version, CUDA driver, GPUs, launcher
@@ -111,7 +112,9 @@ pub(crate) enum FormatArg {
 /// Flags of `ncclbench analyze`.
 #[derive(Debug, Args)]
 pub(crate) struct AnalyzeArgs {
-    /// Result files or directories (every recognised file in a directory)
+    /// Result files or directories (every recognised file in a directory), or a training
+    /// job's NCCL Inspector output (JSON records or Prometheus textfiles, plain or gzip;
+    /// dump directories read recursively) for the production report
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Write the report, plots (SVG and PNG), HTML and JSON into this directory
@@ -131,6 +134,10 @@ pub(crate) struct AnalyzeArgs {
     /// without it such files' curves are kept apart and the report says why
     #[arg(long = "pool-setups")]
     pub pool_setups: bool,
+    /// Benchmark results of the same machine (file or directory, repeatable) that NCCL
+    /// Inspector inputs are held against: where the job loses time, and why
+    #[arg(long = "baseline", value_name = "FILE")]
+    pub baseline: Vec<PathBuf>,
 }
 
 /// Flags of `ncclbench logs`.
@@ -311,6 +318,11 @@ pub(crate) struct BenchArgs {
     #[arg(long = "json", value_name = "FILE")]
     #[arg(allow_hyphen_values = true)]
     pub json: Option<PathBuf>,
+    /// Keep a Prometheus textfile of the latest results (ncclbench_bus_bandwidth_gbs, ...),
+    /// rewritten atomically after every row, for the node exporter's textfile collector
+    #[arg(long = "prom", value_name = "FILE")]
+    #[arg(allow_hyphen_values = true)]
+    pub prom: Option<PathBuf>,
     /// The libnccl to load (default: $NCCLBENCH_NCCL_LIB, then the loader's libnccl.so.2)
     #[arg(long = "nccl-lib", value_name = "PATH")]
     #[arg(allow_hyphen_values = true)]
@@ -331,6 +343,10 @@ pub(crate) struct BenchArgs {
     /// in every output (stdout, CSV and its .env.json, JSON)
     #[arg(long = "redact")]
     pub redact: bool,
+    /// Under NCCL_TESTS_SPLIT or NCCL_TESTS_SPLIT_MASK, report each group's rows (its ranks and
+    /// hosts, time, bandwidths, wrong elements) beside the aggregate nccl-tests prints
+    #[arg(long = "per-group")]
+    pub per_group: bool,
     /// Capture NCCL's debug log (INFO; INIT,ENV,GRAPH,TUNING,COLL) in the output directory and
     /// join its per-call decisions to the results (algo, proto, channels columns)
     #[arg(long = "tuning")]

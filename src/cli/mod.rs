@@ -130,6 +130,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, Error> {
         format,
         nccl_logs: a.nccl_log,
         pool_setups: a.pool_setups,
+        baseline: a.baseline,
     })
 }
 

@@ -164,6 +164,7 @@ pub(crate) fn run_config(
         },
         csv: a.csv,
         json,
+        prom: a.prom,
         nccl_lib: a.nccl_lib,
         devices: devices(a.devices, nthreads * ngpus)?,
         timer: match a.timer {
@@ -176,6 +177,7 @@ pub(crate) fn run_config(
             VerifyArg::Host => crate::config::Verify::Host,
         },
         redact: a.redact,
+        per_group: a.per_group,
         tuning: tuning_options(a.tuning, a.show_algo, a.nvtx, a.backend)?,
         argv,
     })

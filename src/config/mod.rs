@@ -146,6 +146,8 @@ pub struct RunConfig {
     pub csv: Option<PathBuf>,
     /// `-J` / `--json` (nccl-tests only writes paths ending in `.json`; we write any path).
     pub json: Option<PathBuf>,
+    /// `--prom`: a Prometheus textfile rewritten after every row.
+    pub prom: Option<PathBuf>,
     /// `--nccl-lib`: the libnccl to load (else the environment, then the soname search).
     pub nccl_lib: Option<PathBuf>,
     /// `--devices`: the CUDA ordinal of each local rank.
@@ -156,6 +158,8 @@ pub struct RunConfig {
     pub verify: Verify,
     /// `--redact`: mask identifying text in every output.
     pub redact: bool,
+    /// `--per-group`: each split group's rows beside the aggregate.
+    pub per_group: bool,
     /// `--tuning`, `--show-algo`, `--nvtx`.
     pub tuning: TuningOptions,
     /// The command line as given.
@@ -233,4 +237,6 @@ pub struct AnalyzeConfig {
     pub nccl_logs: Vec<PathBuf>,
     /// `--pool-setups`: pool curves of files whose setups differ.
     pub pool_setups: bool,
+    /// `--baseline FILE`: benchmark results that NCCL Inspector inputs are held against.
+    pub baseline: Vec<PathBuf>,
 }

@@ -8,10 +8,12 @@ use crate::core::op::RedOp;
 
 mod device;
 pub mod environment;
+mod group;
 pub mod topology;
 pub mod tuning;
 
 pub use device::DeviceInfo;
+pub use group::{GroupInfo, GroupMeasurement};
 
 pub use crate::core::stats::IterStats;
 
@@ -92,6 +94,9 @@ pub struct Measurement {
     pub iter: Option<IterStats>,
     /// NCCL's decisions for this measurement's calls (`--tuning`); `None` without it.
     pub tuning: Option<crate::result::tuning::Tuning>,
+    /// Each split group's own figures (`--per-group`), by colour; empty without it (and on
+    /// processes other than the one that writes the outputs).
+    pub groups: Vec<GroupMeasurement>,
 }
 
 /// A completed row.
@@ -191,6 +196,8 @@ pub struct RunMeta {
     pub start_time: String,
     /// Where the run ran (written into the JSON and next to CSV output), when recorded.
     pub environment: Option<crate::result::environment::RunEnvironment>,
+    /// The split groups and their members (`--per-group`), by colour; empty without it.
+    pub groups: Vec<GroupInfo>,
 }
 
 /// End-of-run totals for the footers.

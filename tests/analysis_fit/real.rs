@@ -51,5 +51,6 @@ pub fn parse(text: &str, default: Collective) -> ReadSet {
         rows,
         skipped: vec![],
         inferred: vec![],
+        group_rows: 0,
     }
 }

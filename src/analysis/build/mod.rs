@@ -47,6 +47,13 @@ pub fn analyze_setups(
         by_key.entry(key_of(row)).or_default().push(row);
     }
     let mut notes = inference_notes(set);
+    if set.group_rows > 0 {
+        notes.push(format!(
+            "{} per-group lines (--per-group) left out: the aggregate rows of the same sizes \
+             are analysed",
+            set.group_rows
+        ));
+    }
     let mut groups: BTreeMap<(Option<String>, CurveKey), Vec<&InputRow>> = BTreeMap::new();
     for (key, rows) in by_key {
         let of_file = setup::groups(rows.iter().map(|r| r.source.file.as_str()), setups);

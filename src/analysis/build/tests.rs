@@ -56,6 +56,7 @@ fn only_curve(rows: Vec<InputRow>) -> CurveReport {
             rows,
             skipped: vec![],
             inferred: vec![],
+            group_rows: 0,
         },
         None,
     );
@@ -77,6 +78,7 @@ fn exact_curve_numbers_equal_hand_values() {
             rows: exact_rows(),
             skipped: vec![],
             inferred: vec![],
+            group_rows: 0,
         },
         Some(20.0),
     );
@@ -208,6 +210,7 @@ fn placements_that_disagree_are_flagged_on_both_curves() {
             rows,
             skipped: vec![],
             inferred: vec![],
+            group_rows: 0,
         },
         None,
     );

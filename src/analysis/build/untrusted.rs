@@ -111,6 +111,7 @@ fn random_hostile_rows_never_panic_nor_produce_non_finite_numbers() {
             rows,
             skipped: vec![],
             inferred: vec![],
+            group_rows: 0,
         };
         let peak = pick(&mut state, &[None, Some(0.0), Some(f64::NAN), Some(400.0)]);
         let a = analyze(&set, peak);

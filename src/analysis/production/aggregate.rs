@@ -8,6 +8,13 @@
 //! carried. A record's busbw is the one the plugin wrote, else computed from its size and time
 //! with nccl-tests' bus factor. Each record also gets a *relative* busbw: its busbw over its
 //! group's median, so ranks and hosts are compared on the same calls whatever their sizes.
+//!
+//! A rank's (host's) relative busbw is the **weighted median** of its records' relative busbw,
+//! each weighted by its group's median time: a job makes far more small, latency-bound calls
+//! than large ones, and a slow link or GPU shows in the large ones, which carry the time; an
+//! unweighted median would let a flood of 16K calls outvote the 64M calls where the rank is
+//! slow. The group's median time, not the record's own, so a slow record weighs no more than
+//! a fast one of the same call.
 
 use crate::analysis::inspector::record::{Op, Record, Size, Timing};
 use crate::analysis::production::model::{Group, HostRow, RankRow, Spread, Tally};
@@ -20,6 +27,27 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// The weighted median of `(value, weight)` pairs: the smallest value whose cumulative weight
+/// reaches half the total (with equal weights, the nearest-rank median); pairs with a
+/// non-finite value or a weight that is not a positive number are left out; `NaN` when none
+/// is left.
+pub fn weighted_median(pairs: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+    let mut v: Vec<(f64, f64)> = pairs
+        .into_iter()
+        .filter(|(x, w)| x.is_finite() && w.is_finite() && *w > 0.0)
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = v.iter().map(|p| p.1).sum::<f64>() / 2.0;
+    let mut acc = 0.0;
+    for (x, w) in &v {
+        acc += w;
+        if acc >= half {
+            return *x;
+        }
+    }
+    f64::NAN
 }
 
 /// p5, p50 and p95 of `values` (any order; non-finite values left out).
@@ -108,6 +136,9 @@ pub struct Aggregation {
     pub busbw: Vec<f64>,
     /// Per record: busbw over its group's median (`NaN` when either is missing or zero).
     pub rel: Vec<f64>,
+    /// Per record: its weight in a rank's or host's median `rel` (its group's median time;
+    /// `NaN` for records in no group).
+    pub weight: Vec<f64>,
     /// Sum of every usable record's time, microseconds.
     pub total_time_us: f64,
     /// Records left out because their time is not a finite positive number.
@@ -136,6 +167,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
         .collect();
     let total_time_us: f64 = by_key.values().flatten().map(|&i| records[i].time_us).sum();
     let mut rel = vec![f64::NAN; records.len()];
+    let mut weight = vec![f64::NAN; records.len()];
     let mut groups = Vec::new();
     let mut members = Vec::new();
     for ((_, collective, bytes, bytes_hi, nranks), idx) in by_key {
@@ -147,6 +179,10 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
             }
         }
         let total: f64 = idx.iter().map(|&i| records[i].time_us).sum();
+        let time_us = spread(idx.iter().map(|&i| records[i].time_us));
+        for &i in &idx {
+            weight[i] = time_us.p50;
+        }
         groups.push(Group {
             comm_name: idx.iter().find_map(|&i| records[i].comm_name.clone()),
             comm_id,
@@ -156,7 +192,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
             nranks,
             count: idx.len(),
             busbw_gbs: bw,
-            time_us: spread(idx.iter().map(|&i| records[i].time_us)),
+            time_us,
             total_time_us: total,
             time_share: if total_time_us > 0.0 {
                 total / total_time_us
@@ -175,6 +211,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
         members,
         busbw,
         rel,
+        weight,
         total_time_us,
         unusable,
     }
@@ -213,7 +250,7 @@ pub fn ranks(records: &[Record], agg: &Aggregation) -> Vec<RankRow> {
             rank,
             host: idx.iter().find_map(|&i| records[i].host.clone()),
             count: idx.len(),
-            rel_busbw_p50: spread(idx.iter().map(|&i| agg.rel[i])).p50,
+            rel_busbw_p50: weighted_median(idx.iter().map(|&i| (agg.rel[i], agg.weight[i]))),
             total_time_us: idx.iter().map(|&i| records[i].time_us).sum(),
         })
         .collect()
@@ -237,7 +274,7 @@ pub fn hosts(records: &[Record], agg: &Aggregation) -> Vec<HostRow> {
                 host,
                 ranks: ranks.len(),
                 count: idx.len(),
-                rel_busbw_p50: spread(idx.iter().map(|&i| agg.rel[i])).p50,
+                rel_busbw_p50: weighted_median(idx.iter().map(|&i| (agg.rel[i], agg.weight[i]))),
                 total_time_us: idx.iter().map(|&i| records[i].time_us).sum(),
             }
         })

@@ -1,12 +1,14 @@
 //! The benchmark side: the curves `ncclbench analyze` builds from benchmark result files, and
 //! the benchmark's time and busbw at a job's size.
 //!
-//! A job's size is read off the benchmark's **measured** curve (its pooled median per size):
-//! at a size the benchmark ran, that point; between two sizes it ran, the time interpolated
-//! linearly in log(size)-log(time) between them (the alpha-beta model `T = alpha + S/B` is
-//! locally a power law, so this follows the curve's shape between grid points without
-//! trusting a fit far from its data). Outside [smallest, largest] measured size there is no
-//! number, only the reason: the benchmark says nothing about sizes it did not run.
+//! A job's size is read off the benchmark's **fitted** curve where a fitted regime covers it:
+//! `T = alpha + r x S / B` of that regime (the fit `analyze` reports, which smooths one noisy
+//! size and leaves out outliers). Where no regime covers the size (a curve too short to fit,
+//! or the doubling between two regimes) the **measured** curve (its pooled median per size) is
+//! read instead: at a size the benchmark ran, that point; between two sizes it ran, the time
+//! interpolated linearly in log(size)-log(time) between them (the alpha-beta model is locally a
+//! power law). Outside [smallest, largest] measured size there is no number, only the reason:
+//! the benchmark says nothing about sizes it did not run, so nothing is extrapolated.
 
 use crate::analysis::curve::{CurvePoint, CurveReport};
 use crate::analysis::units;
@@ -28,10 +30,10 @@ pub struct AtSize {
     pub time_us: f64,
     /// Bus bandwidth, GB/s.
     pub busbw_gbs: f64,
-    /// `measured` or `interpolated`.
+    /// `fitted`, `measured` or `interpolated`.
     pub source: &'static str,
     /// NCCL's algorithm/protocol there (`Ring/LL128`), when the benchmark carries it and, for
-    /// an interpolated size, both neighbours agree.
+    /// a size it did not run, both measured neighbours agree.
     pub algo_proto: Option<String>,
 }
 
@@ -109,23 +111,62 @@ pub fn at(c: &CurveReport, bytes: f64) -> Result<AtSize, String> {
             units::size(last.bytes)
         ));
     }
-    if let Some(p) = pts.iter().find(|p| p.bytes as f64 == bytes) {
+    let exact = pts.iter().find(|p| p.bytes as f64 == bytes);
+    let hi = pts.partition_point(|p| (p.bytes as f64) < bytes);
+    let algo_proto = match exact {
+        Some(p) => choice(p),
+        None => {
+            let (ca, cb) = (choice(pts[hi - 1]), choice(pts[hi]));
+            if ca == cb {
+                ca
+            } else {
+                None
+            }
+        }
+    };
+    if let Some(time_us) = fitted(c, bytes) {
+        return Ok(AtSize {
+            time_us,
+            busbw_gbs: busbw(c, bytes, time_us),
+            source: "fitted",
+            algo_proto,
+        });
+    }
+    if let Some(p) = exact {
         return Ok(AtSize {
             time_us: p.time_us,
             busbw_gbs: busbw(c, bytes, p.time_us),
             source: "measured",
-            algo_proto: choice(p),
+            algo_proto,
         });
     }
-    let hi = pts.partition_point(|p| (p.bytes as f64) < bytes);
     let (a, b) = (pts[hi - 1], pts[hi]);
     let f = (bytes.ln() - (a.bytes as f64).ln()) / ((b.bytes as f64).ln() - (a.bytes as f64).ln());
     let time_us = (a.time_us.ln() + f * (b.time_us.ln() - a.time_us.ln())).exp();
-    let (ca, cb) = (choice(a), choice(b));
     Ok(AtSize {
         time_us,
         busbw_gbs: busbw(c, bytes, time_us),
         source: "interpolated",
-        algo_proto: if ca == cb { ca } else { None },
+        algo_proto,
     })
+}
+
+/// The fitted time of one call at `bytes`, from the regime whose measured sizes span it;
+/// `None` when no regime does or its model gives no positive finite time.
+fn fitted(c: &CurveReport, bytes: f64) -> Option<f64> {
+    let r = c
+        .regimes
+        .iter()
+        .find(|r| r.from_bytes as f64 <= bytes && bytes <= r.to_bytes as f64)?;
+    let ratio = Collective::parse(&c.collective)
+        .filter(|_| c.nranks > 0)
+        .map_or(1.0, |col| col.algbw_ratio(c.nranks));
+    // A regime without a bandwidth term (algbw 0) is flat: its time is alpha.
+    let transfer = if r.algbw_gbs > 0.0 {
+        ratio * bytes / (r.algbw_gbs * 1e3)
+    } else {
+        0.0
+    };
+    let t = r.alpha_us + transfer;
+    (t.is_finite() && t > 0.0).then_some(t)
 }

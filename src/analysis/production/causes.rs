@@ -11,8 +11,8 @@
 //!   at least two ranks, over at least [`MIN_RECORDS`] records, records of slow ranks/hosts left
 //!   out. The hardware can do the call; something shares it at those times.
 //! * `algo_proto`: the algorithm/protocol most of a group's records carry differs from the
-//!   benchmark's at that size (when both carry one, and for an interpolated size both
-//!   benchmark neighbours agree).
+//!   benchmark's at that size (when both carry one, and for a size the benchmark did not run
+//!   both measured neighbours agree).
 
 use crate::analysis::inspector::record::Record;
 use crate::analysis::production::aggregate::{comm_key, representative_bytes, Aggregation};
@@ -97,16 +97,16 @@ pub fn small_sizes(agg: &Aggregation, base: &Baseline) -> Vec<Cause> {
             ),
             evidence: format!(
                 "{} size(s) ({}) below the half-performance size {} of {} carry {} of the \
-                 job's communication time ({} us); at the benchmark's plateau of {} GB/s the \
-                 same bytes would take {} us",
+                 job's communication time ({} ms); at the benchmark's plateau of {} GB/s the \
+                 same bytes would take {} ms",
                 groups.len(),
                 sizes.join(", "),
                 units::size_f(half),
                 units::key_label(curve),
                 units::pct(share * 100.0),
-                units::us(time),
+                units::us(time / 1e3),
                 units::gbs(curve.plateau_busbw_gbs),
-                units::us(at_plateau)
+                units::us(at_plateau / 1e3)
             ),
             advice: Some(format!(
                 "send fewer, larger messages: buckets of at least {} (half the plateau \

@@ -30,7 +30,8 @@ pub struct Tally {
 pub struct Versus {
     /// The benchmark curve used (`all_reduce float sum, 8 ranks, out_of_place`).
     pub curve: String,
-    /// `measured` (a size the benchmark ran) or `interpolated` (between two of them).
+    /// `fitted` (the fitted regime spanning the size), else `measured` (a size the benchmark
+    /// ran) or `interpolated` (between two of them, where no regime spans the size).
     pub source: String,
     /// The benchmark's bus bandwidth at the group's size, GB/s.
     pub busbw_gbs: f64,
@@ -93,7 +94,8 @@ pub struct RankRow {
     pub host: Option<String>,
     /// Records of the rank in this communicator.
     pub count: usize,
-    /// Median over the rank's records of busbw / its group's median busbw (1 = typical).
+    /// Median over the rank's records of busbw / its group's median busbw (1 = typical),
+    /// each record weighted by its group's median time (see `aggregate`).
     pub rel_busbw_p50: f64,
     /// Sum of the rank's times in this communicator, microseconds.
     pub total_time_us: f64,
@@ -108,7 +110,7 @@ pub struct HostRow {
     pub ranks: usize,
     /// Records on it.
     pub count: usize,
-    /// Median over its records of busbw / the group's median busbw.
+    /// Median over its records of busbw / the group's median busbw, weighted as a rank's.
     pub rel_busbw_p50: f64,
     /// Sum of its records' times, microseconds.
     pub total_time_us: f64,

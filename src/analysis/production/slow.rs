@@ -3,8 +3,10 @@
 //!
 //! Each record is first made relative: its busbw over its group's median (the same
 //! collective and size on the same communicator), so a rank is judged on the calls it shares
-//! with the others whatever the job's size mix. The rule, per communicator with at least
-//! [`MIN_MEMBERS`] ranks (hosts): a rank's (host's) median relative busbw `x` is flagged when
+//! with the others whatever the job's size mix, and a rank's median is weighted by each call's
+//! group median time (see `aggregate`: the calls that carry the time decide). The rule, per
+//! communicator with at least [`MIN_MEMBERS`] ranks (hosts): a rank's (host's) median relative
+//! busbw `x` is flagged when
 //! `x < 0.8 m` **and** `x < m - 3 x 1.4826 x MAD`, where `m` is the median of the ranks'
 //! (hosts') medians and MAD their median absolute deviation from `m` (1.4826 makes it a
 //! standard deviation for normal noise). The first condition keeps a uniform, quiet
@@ -12,7 +14,7 @@
 //! from flagging its tail. A flagged host takes its ranks' findings into its own.
 
 use crate::analysis::inspector::record::Record;
-use crate::analysis::production::aggregate::{comm_key, percentile, Aggregation};
+use crate::analysis::production::aggregate::{comm_key, percentile, weighted_median, Aggregation};
 use crate::analysis::production::join::Bench;
 use crate::analysis::production::model::Cause;
 use crate::analysis::units;
@@ -74,7 +76,7 @@ pub fn slow(
                 host: Some(host.clone()),
                 rule: rule("host"),
                 evidence: format!(
-                    "host {host} (ranks {}): median relative busbw {:.2} over {} records; the \
+                    "host {host} (ranks {}): time-weighted median relative busbw {:.2} over {} records; the \
                      communicator's hosts: median {:.2}, MAD {:.3}",
                     list(&on_ranks),
                     x,
@@ -106,7 +108,7 @@ pub fn slow(
                 rank: Some(rank),
                 rule: rule("rank"),
                 evidence: format!(
-                    "rank {rank}{}: median relative busbw {x:.2} over {} records ({}); the \
+                    "rank {rank}{}: time-weighted median relative busbw {x:.2} over {} records ({}); the \
                      communicator's ranks: median {m:.2}, MAD {mad:.3}",
                     host.as_ref()
                         .map(|h| format!(" on {h}"))
@@ -133,30 +135,31 @@ const ADVICE_HOST: &str = "check the host's network (NIC link speed and errors, 
 
 fn rule(what: &str) -> String {
     format!(
-        "a {what} whose median busbw relative to the same calls' median is below {FRACTION} x \
+        "a {what} whose median busbw relative to the same calls' median (each call weighted by \
+         its size's typical time) is below {FRACTION} x \
          the communicator's median {what} and more than {MADS} scaled MADs below it \
          (>= {MIN_MEMBERS} {what}s)"
     )
 }
 
-/// Median relative busbw per member (records without the member's key left out).
+/// Weighted median relative busbw per member (records without the member's key left out).
 fn members<K: Ord>(
     idx: &[usize],
     key: impl Fn(usize) -> Option<K>,
     agg: &Aggregation,
 ) -> BTreeMap<K, f64> {
-    let mut values: BTreeMap<K, Vec<f64>> = BTreeMap::new();
+    let mut values: BTreeMap<K, Vec<(f64, f64)>> = BTreeMap::new();
     for &i in idx {
         if let Some(k) = key(i) {
-            values.entry(k).or_default().push(agg.rel[i]);
+            values
+                .entry(k)
+                .or_default()
+                .push((agg.rel[i], agg.weight[i]));
         }
     }
     values
         .into_iter()
-        .map(|(k, mut v)| {
-            v.sort_by(f64::total_cmp);
-            (k, percentile(&v, 50.0))
-        })
+        .map(|(k, v)| (k, weighted_median(v)))
         .collect()
 }
 

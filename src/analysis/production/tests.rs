@@ -209,6 +209,42 @@ fn the_benchmark_is_read_at_measured_and_interpolated_sizes_never_beyond() {
 }
 
 #[test]
+fn the_fitted_regime_spanning_a_size_is_read_first_and_gaps_between_regimes_are_interpolated() {
+    let mut c = curve();
+    let regime = |from: u64, to: u64, alpha_us: f64| crate::analysis::curve::Regime {
+        from_bytes: from,
+        to_bytes: to,
+        alpha_us,
+        algbw_gbs: 100.0 / FACTOR,
+        busbw_gbs: 100.0,
+        rms_rel_err: 0.01,
+        points: 3,
+    };
+    // 1M..4M and 16M..64M fitted with a 10 us latency term; 4M..16M is a gap.
+    c.regimes = vec![
+        regime(1 << 20, 4 << 20, 10.0),
+        regime(16 << 20, 64 << 20, 10.0),
+    ];
+    let s = 2u64 << 20;
+    let f = at(&c, s as f64).unwrap();
+    assert_eq!(f.source, "fitted");
+    assert!(
+        (f.time_us - (10.0 + t(s, 1.0))).abs() < 1e-9,
+        "{}",
+        f.time_us
+    );
+    assert!((f.busbw_gbs - s as f64 / f.time_us * 1e-3 * FACTOR).abs() < 1e-9);
+    // A measured size inside a regime reads the fit, not the point.
+    assert_eq!(at(&c, (16u64 << 20) as f64).unwrap().source, "fitted");
+    // 8M lies between the regimes: the measured point; 6M: interpolated between 4M and 8M.
+    let m = at(&c, (8u64 << 20) as f64).unwrap();
+    assert_eq!((m.source, m.time_us), ("measured", t(8 << 20, 1.0)));
+    assert_eq!(at(&c, (6u64 << 20) as f64).unwrap().source, "interpolated");
+    // Beyond the measured sizes nothing is read, fit or not.
+    assert!(at(&c, (128u64 << 20) as f64).is_err());
+}
+
+#[test]
 fn time_lost_is_job_time_minus_benchmark_time_over_the_records() {
     let s = 8u64 << 20;
     let records = vec![rec("a", 0, s, t(s, 0.5)), rec("a", 1, s, t(s, 1.0))];
@@ -244,6 +280,39 @@ fn a_planted_slow_rank_is_found_and_a_uniform_comm_has_none() {
     assert!(build(&uniform, Inputs::default(), Some(&base()))
         .causes
         .is_empty());
+}
+
+#[test]
+fn a_rank_slow_only_on_the_calls_that_carry_the_time_is_still_slow() {
+    // Rank 5 is slow on 20 calls of 16M; 200 calls of 1M run at the same speed on every rank.
+    let mut records = Vec::new();
+    for r in 0..8u32 {
+        for _ in 0..20 {
+            let speed = if r == 5 { 0.3 } else { 0.95 };
+            records.push(rec("dp", r, 16 << 20, t(16 << 20, speed)));
+        }
+        for _ in 0..200 {
+            records.push(rec("dp", r, 1 << 20, t(1 << 20, 0.95)));
+        }
+    }
+    let report = build(&records, Inputs::default(), Some(&base()));
+    assert_eq!(
+        kinds(&report),
+        vec![("slow_rank".to_string(), Some(5), None)]
+    );
+    // Weighted by the groups' median times (16M: 16 x 1M's), rank 5's 0.3/0.95 calls hold
+    // 320 of its 520 weight units.
+    assert!((report.ranks[5].rel_busbw_p50 - 0.3 / 0.95).abs() < 1e-12);
+    assert_eq!(report.ranks[0].rel_busbw_p50, 1.0);
+    assert_eq!(
+        super::aggregate::weighted_median([(1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)]),
+        2.0
+    );
+    assert_eq!(
+        super::aggregate::weighted_median([(1.0, 1.0), (9.0, 3.0), (f64::NAN, 9.0)]),
+        9.0
+    );
+    assert!(super::aggregate::weighted_median([(1.0, 0.0)]).is_nan());
 }
 
 #[test]

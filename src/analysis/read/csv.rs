@@ -136,6 +136,10 @@ pub(super) fn read(name: &str, input: impl std::io::Read) -> Result<ReadSet, Err
             );
             continue;
         }
+        if is_group_line(cols, &fields) {
+            set.group_rows += 1;
+            continue;
+        }
         match record(cols, &fields) {
             Ok(mut row) => {
                 row.source = SourceRef {
@@ -149,6 +153,12 @@ pub(super) fn read(name: &str, input: impl std::io::Read) -> Result<ReadSet, Err
         }
     }
     Ok(set)
+}
+
+/// A `--per-group` line: its `group` column names a colour (the aggregate's says `all`).
+fn is_group_line(cols: &HashMap<String, usize>, fields: &[Cow<str>]) -> bool {
+    let group = cols.get("group").and_then(|&i| fields.get(i));
+    group.is_some_and(|g| !matches!(g.trim(), "" | "all"))
 }
 
 /// One record as an [`InputRow`] (source and run filled in by the caller).

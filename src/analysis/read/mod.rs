@@ -59,6 +59,7 @@ pub fn read_files(paths: &[PathBuf]) -> Result<ReadSet, Error> {
         all.rows.extend(set.rows);
         all.skipped.extend(set.skipped);
         all.inferred.extend(set.inferred);
+        all.group_rows += set.group_rows;
     }
     Ok(all)
 }
@@ -126,6 +127,7 @@ fn read_dir(dir: &Path) -> Result<ReadSet, Error> {
             all.rows.extend(set.rows);
             all.skipped.extend(set.skipped);
             all.inferred.extend(set.inferred);
+            all.group_rows += set.group_rows;
         }
     }
     if recognised == 0 {

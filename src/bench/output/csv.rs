@@ -56,6 +56,11 @@ pub const CSV_ITER_COLUMNS: &[&str] = &[
     "iter_cv_pct",
 ];
 
+/// The columns appended with `--per-group`: `all` and two empty fields on the aggregate's
+/// lines; on a group's line (after the aggregate line of the same placement) its colour, its
+/// job-wide ranks and its hosts, each list separated by spaces.
+pub const CSV_GROUP_COLUMNS: &[&str] = &["group", "group_ranks", "group_hosts"];
+
 /// The `algo`, `proto`, `channels`, `nccl_model_time_us` and `decision` fields (`--tuning`):
 /// empty without it or without a decision line; a mixed measurement lists its distinct
 /// decisions, aligned, separated by `|`.
@@ -93,6 +98,8 @@ pub struct CsvSink {
     stream: bool,
     backend: String,
     per_iter: bool,
+    /// `--per-group`: the groups, whose lines follow each aggregate line.
+    groups: Vec<crate::result::GroupInfo>,
     clock: Box<dyn FnMut() -> String>,
     /// The run's environment record, written next to the CSV (`<file>.env.json`).
     environment: Option<crate::result::environment::RunEnvironment>,
@@ -135,6 +142,7 @@ impl CsvSink {
             stream: false,
             backend: String::new(),
             per_iter: false,
+            groups: Vec::new(),
             clock: Box::new(local_now),
             environment: None,
         }
@@ -185,15 +193,20 @@ impl Sink for CsvSink {
         self.write_sidecar()?;
         self.backend = meta.backend.clone();
         self.per_iter = meta.per_iter;
+        self.groups = meta.groups.clone();
         let mut header: Vec<String> = CSV_COLUMNS.iter().map(|c| c.to_string()).collect();
         if self.per_iter {
             header.extend(CSV_ITER_COLUMNS.iter().map(|c| c.to_string()));
+        }
+        if !self.groups.is_empty() {
+            header.extend(CSV_GROUP_COLUMNS.iter().map(|c| c.to_string()));
         }
         let path = self.path.clone();
         self.write_line(&header).map_err(|e| files::named(&path, e))
     }
 
     fn placement_done(&mut self, key: &RowKey, p: Placement, m: &Measurement) -> io::Result<()> {
+        let timestamp = (self.clock)();
         let mut fields = vec![
             key.cycle.to_string(),
             key.collective.name().to_string(),
@@ -210,7 +223,7 @@ impl Sink for CsvSink {
             m.wrong.map(|w| w.to_string()).unwrap_or_default(),
             self.backend.clone(),
             m.cputime_us.to_string(),
-            (self.clock)(),
+            timestamp.clone(),
         ];
         fields.extend(tuning_fields(m.tuning.as_ref()));
         if self.per_iter {
@@ -235,9 +248,21 @@ impl Sink for CsvSink {
             }
         }
         let path = self.path.clone();
-        self.write_line(&fields).map_err(|e| files::named(&path, e))
+        if self.groups.is_empty() {
+            return self.write_line(&fields).map_err(|e| files::named(&path, e));
+        }
+        fields.extend(["all".to_string(), String::new(), String::new()]);
+        self.write_line(&fields)
+            .map_err(|e| files::named(&path, e))?;
+        for g in &m.groups {
+            let info = self.groups.iter().find(|i| i.group == g.group);
+            let line = groups::line(key, p, g, info, &self.backend, self.per_iter, &timestamp);
+            self.write_line(&line).map_err(|e| files::named(&path, e))?;
+        }
+        Ok(())
     }
 }
 
+mod groups;
 #[cfg(test)]
 mod tests;

@@ -31,6 +31,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 mod doc;
+mod groups;
 #[cfg(test)]
 mod key_tree;
 #[cfg(test)]

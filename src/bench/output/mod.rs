@@ -1,4 +1,5 @@
-//! Output sinks: one file per format behind the [`Sink`] hooks, fanned out by [`Sinks`].
+//! Output sinks: one file per format (text, CSV, JSON, Prometheus textfile) behind the [`Sink`]
+//! hooks, fanned out by [`Sinks`].
 //!
 //! Every hook is called as soon as its data exists, and file sinks flush before returning, so a
 //! run that dies keeps every completed row in every output. On a fatal error `finish` is still
@@ -14,11 +15,14 @@ pub mod files;
 pub mod format;
 pub mod json;
 pub mod progress;
+pub mod prom;
 pub mod redact;
 pub mod text;
 
 #[cfg(test)]
 mod testdata;
+#[cfg(test)]
+mod tests_groups;
 
 /// Receives a run's results as they are measured. All hooks default to doing nothing.
 pub trait Sink {

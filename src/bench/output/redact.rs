@@ -30,6 +30,9 @@ pub fn redact_meta(meta: &RunMeta, r: &Redactor) -> RunMeta {
         d.hostname = r.host(&d.hostname);
         d.pid = u32::try_from(r.pid_number(d.pid)).unwrap_or(0);
     }
+    for g in &mut m.groups {
+        g.hosts = g.hosts.iter().map(|h| r.host(h)).collect();
+    }
     m.argv = m.argv.iter().map(|a| r.text(a)).collect();
     m.env = m.env.iter().map(|e| r.env_entry(e)).collect();
     m.backend_lines = m.backend_lines.iter().map(|l| r.text(l)).collect();

@@ -55,6 +55,7 @@ pub fn meta() -> RunMeta {
         reduced_max_bytes: None,
         start_time: "2026-07-09 16:03:21".into(),
         environment: None,
+        groups: Vec::new(),
     }
 }
 
@@ -82,6 +83,7 @@ pub fn meas(time_us: f64, algbw_gbs: f64, busbw_gbs: f64, wrong: u64) -> Measure
         wrong: Some(wrong),
         iter: None,
         tuning: None,
+        groups: Vec::new(),
     }
 }
 

@@ -10,10 +10,12 @@ use crate::bench::output::Sink;
 use crate::result::{Measurement, Placement, Row, RowKey, RunMeta, Summary};
 use std::io::{self, Write};
 
+mod groups;
 mod header;
 #[cfg(test)]
 mod tests;
 
+use groups::GroupTables;
 use header::Columns;
 
 /// Writes the nccl-tests text table to `W` (stdout in production).
@@ -21,6 +23,8 @@ pub struct TextSink<W: Write> {
     out: W,
     cols: Columns,
     program: String,
+    /// `--per-group`: the group rows, printed after the aggregate.
+    groups: GroupTables,
 }
 
 impl TextSink<io::Stdout> {
@@ -37,6 +41,7 @@ impl<W: Write> TextSink<W> {
             out,
             cols: Columns::default(),
             program: String::new(),
+            groups: GroupTables::default(),
         }
     }
 
@@ -142,6 +147,7 @@ impl<W: Write> Sink for TextSink<W> {
     fn begin(&mut self, meta: &RunMeta) -> io::Result<()> {
         self.cols = Columns::of(meta);
         self.program = meta.program.clone();
+        self.groups = GroupTables::new(&meta.groups);
         let text = header::run_header(meta) + &header::column_header(self.cols);
         self.emit(&text)
     }
@@ -164,6 +170,7 @@ impl<W: Write> Sink for TextSink<W> {
         }
         s += "\n";
         s += &alltoallv_summary(row);
+        self.groups.add(self.cols, row);
         self.emit(&s)
     }
 
@@ -172,7 +179,7 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        let mut text = String::new();
+        let mut text = self.groups.render(self.cols);
         for line in summary.tuning.iter().flat_map(|t| t.lines()) {
             text += &line;
             text += "\n";

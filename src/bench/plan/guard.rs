@@ -107,10 +107,12 @@ pub(super) fn parts(plan: &Plan, cfg: &RunConfig) -> Vec<(&'static str, String, 
     ));
     out.push(("iterations", s, d));
     let (s, d) = whole(format!(
-        "-a {average} -I {} -K {} -R {}",
+        "-a {average} -I {} -K {} -R {}{}",
         u8::from(cfg.per_iter),
         cfg.per_iter_skip,
-        cfg.local_register
+        cfg.local_register,
+        // Every process takes part in the per-group gather, or none.
+        if cfg.per_group { " --per-group" } else { "" }
     ));
     out.push(("reductions and registration", s, d));
     out

@@ -5,6 +5,7 @@
 //! replayed once, so the check covers what graphs compute). The timed section's two shapes,
 //! stream and graph, are in `timed`.
 
+use super::groups::{self, Share};
 use super::timed::IterEvents;
 use super::{Phase, Runner};
 use crate::bench::plan::Sweep;
@@ -12,7 +13,7 @@ use crate::bench::verify::{self, CheckCase};
 use crate::core::collective::Shape;
 use crate::core::error::Error;
 use crate::core::stats::{iter_stats, IterStats};
-use crate::result::{Measurement, Placement};
+use crate::result::{GroupMeasurement, Measurement, Placement};
 use std::time::Duration;
 
 impl Runner<'_> {
@@ -46,11 +47,13 @@ impl Runner<'_> {
         let algbw = coll.algbw_bytes(shape, sweep.dtype, self.plan.nranks) / (time_us * 1e-6) / 1e9;
         let busbw = algbw * coll.busbw_factor(self.plan.nranks);
         self.boot.barrier()?;
-        let wrong = if checked {
-            Some(self.verify(sweep, shape, placement)?)
+        let (local_wrong, wrong) = if checked {
+            let (local, all) = self.verify(sweep, shape, placement)?;
+            (Some(local), Some(all))
         } else {
-            None
+            (None, None)
         };
+        let groups = self.group_figures(sweep, shape, local_us, local_wrong)?;
         Ok(Measurement {
             time_us,
             cputime_us: timed.enqueue.as_secs_f64() * 1e6 / timed.cpu_launches as f64,
@@ -59,7 +62,41 @@ impl Runner<'_> {
             wrong,
             iter,
             tuning: None,
+            groups,
         })
+    }
+
+    /// `--per-group`: every split group's figures, on the root (elsewhere, and without the
+    /// flag, empty). Collective over the world.
+    fn group_figures(
+        &mut self,
+        sweep: &Sweep,
+        shape: &Shape,
+        local_us: f64,
+        local_wrong: Option<u64>,
+    ) -> Result<Vec<GroupMeasurement>, Error> {
+        let Some(color) = self.group else {
+            return Ok(Vec::new());
+        };
+        let share = Share {
+            color,
+            ranks: self.backend.info().local_ranks,
+            time_us: local_us,
+            wrong: local_wrong,
+        };
+        let lines = self.boot.gather_lines(&[share.line()])?;
+        if !self.boot.is_root() {
+            return Ok(Vec::new());
+        }
+        let shares = lines
+            .iter()
+            .map(|l| Share::parse(l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let coll = self.plan.collective;
+        Ok(groups::reduce(&shares, self.cfg.average, |n, t| {
+            let algbw = coll.algbw_bytes(shape, sweep.dtype, n) / (t * 1e-6) / 1e9;
+            (algbw, algbw * coll.busbw_factor(n))
+        }))
     }
 
     /// The `-c` fill and one untimed launch ahead of the timed section, then a barrier so that
@@ -117,9 +154,16 @@ impl Runner<'_> {
 
     /// `-c` verification runs: fill, one launch at the unrotated offset (under `-G` captured
     /// and replayed once, as nccl-tests does), wait, count wrong elements over all ranks;
-    /// stops at the first run with errors.
-    fn verify(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement) -> Result<u64, Error> {
+    /// stops at the first run with errors. Returns this process's count of the last run and
+    /// the job's.
+    fn verify(
+        &mut self,
+        sweep: &Sweep,
+        shape: &Shape,
+        placement: Placement,
+    ) -> Result<(u64, u64), Error> {
         let mut wrong = 0;
+        let mut mine = 0;
         for _ in 0..self.cfg.check {
             let case = self.check_case(sweep, shape, placement);
             verify::prepare(self.backend, &case)?;
@@ -137,13 +181,13 @@ impl Runner<'_> {
                 self.complete_coll(sweep, shape, placement, "verification")?;
             }
             self.range_pop();
-            let local = verify::check(self.backend, &case)?;
-            wrong = self.boot.sum_u64(local)?;
+            mine = verify::check(self.backend, &case)?;
+            wrong = self.boot.sum_u64(mine)?;
             if wrong > 0 {
                 break;
             }
         }
-        Ok(wrong)
+        Ok((mine, wrong))
     }
 
     fn check_case(&mut self, sweep: &Sweep, shape: &Shape, placement: Placement) -> CheckCase {

@@ -3,6 +3,7 @@
 //! ([`bench`]), each reported to the sinks the moment it exists.
 
 mod bench;
+mod groups;
 mod launch;
 mod timed;
 
@@ -69,6 +70,8 @@ pub struct Runner<'a> {
     capturing: bool,
     /// The last launch's call, rebuilt in place for the next one (no allocation per launch).
     scratch: Option<Call>,
+    /// `--per-group`: this process's split colour.
+    group: Option<usize>,
 }
 
 impl<'a> Runner<'a> {
@@ -98,7 +101,15 @@ impl<'a> Runner<'a> {
             grouped: false,
             capturing: false,
             scratch: None,
+            group: None,
         }
+    }
+
+    /// `--per-group`: reports each split group's figures beside the aggregate; `color` is this
+    /// process's group. Every process of the job must ask for it, or none.
+    pub fn with_per_group(mut self, color: usize) -> Self {
+        self.group = Some(color);
+        self
     }
 
     /// Lets `observer` watch every call and annotate every measurement.

@@ -76,11 +76,13 @@ fn defaults(argv: &[&str]) -> RunConfig {
         backend: BackendChoice::Auto,
         csv: None,
         json: None,
+        prom: None,
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
         verify: crate::config::Verify::Auto,
         redact: false,
+        per_group: false,
         tuning: Default::default(),
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }

@@ -58,5 +58,6 @@ pub(super) fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
         reduced_max_bytes: None,
         start_time: local_time(),
         environment: None,
+        groups: Vec::new(),
     }
 }

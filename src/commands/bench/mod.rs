@@ -97,6 +97,16 @@ pub fn run_joined(
     let mut backend = opened.start(join)?;
     let mut meta = run_meta(cfg, backend.as_ref());
     meta.devices = crate::bench::job::join::gather_devices(boot.as_mut(), &meta.devices)?;
+    if cfg.per_group {
+        meta.groups = crate::result::GroupInfo::of_devices(&meta.devices);
+        if meta.groups.len() < 2 && boot.is_root() {
+            meta.backend_lines.push(
+                "# --per-group: one group (no NCCL_TESTS_SPLIT or NCCL_TESTS_SPLIT_MASK split \
+                 the job), so its rows are the aggregate's"
+                    .into(),
+            );
+        }
+    }
     meta.reduced_max_bytes = plan.reduced_max_bytes;
     meta.environment = Some(RunEnvironment::new(
         &meta,
@@ -156,6 +166,9 @@ pub fn run_joined(
     let mut runner = Runner::new(cfg, &plan, backend.as_mut(), boot.as_mut(), sink.as_mut());
     if let Some(t) = tuning.as_mut() {
         runner = runner.with_observer(t);
+    }
+    if cfg.per_group {
+        runner = runner.with_per_group(join.placement().3);
     }
     let outcome = runner.run(min_bw, None)?;
     backend.close()?;

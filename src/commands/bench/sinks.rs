@@ -1,11 +1,12 @@
-//! Rank 0's sinks of a run: the `--json` and `--csv` files, the text table (stdout or a file)
-//! and the progress line, each begun before the first measurement.
+//! Rank 0's sinks of a run: the `--json`, `--csv` and `--prom` files, the text table (stdout or
+//! a file) and the progress line, each begun before the first measurement.
 
 use super::Outputs;
 use crate::bench::output::csv::CsvSink;
 use crate::bench::output::files::{check_outputs, claim};
 use crate::bench::output::json::JsonSink;
 use crate::bench::output::progress::ProgressSink;
+use crate::bench::output::prom::PromSink;
 use crate::bench::output::text::TextSink;
 use crate::bench::output::{Sink, Sinks};
 use crate::config::RunConfig;
@@ -29,6 +30,9 @@ pub(super) fn open_sinks(
     if let Some(p) = &cfg.json {
         files.push(("--json", p));
     }
+    if let Some(p) = &cfg.prom {
+        files.push(("--prom", p));
+    }
     check_outputs(&files, outputs.text_file.as_deref()).map_err(Error::Usage)?;
     // Named before the table, as nccl-tests names its JSON file: the name may be numbered.
     let mut named = Vec::new();
@@ -47,6 +51,12 @@ pub(super) fn open_sinks(
         csv.begin(meta).map_err(Error::Output)?;
         announce("CSV", csv.path());
         sinks.0.push(Box::new(BegunSink(csv)));
+    }
+    if let Some(path) = &cfg.prom {
+        let mut prom = PromSink::new(path);
+        prom.begin(meta).map_err(Error::Output)?;
+        announce("Prometheus textfile", prom.path());
+        sinks.0.push(Box::new(BegunSink(prom)));
     }
     match &outputs.text_file {
         Some(path) => {

@@ -13,9 +13,9 @@
 //!
 //! 1. When the record carries a positive algorithm bandwidth and time, the size the plugin
 //!    used is `algbw * time`; if that is the written size or the written size times the rank
-//!    count (within 1%: bandwidths are printed with six decimals), that decides the rule. The
-//!    README's AllReduce (17179869184 bytes in 61974 us, 277.21 GB/s) gives the written size,
-//!    its ReduceScatter (2147483648 bytes in 41057 us, 418.44 GB/s on 8 ranks) eight times it.
+//!    count (within 1%: bandwidths are printed with six decimals), that decides the rule. An
+//!    AllReduce record of 17179869184 bytes in 61974 us at 277.21 GB/s gives the written size;
+//!    a ReduceScatter of 2147483648 bytes in 41057 us at 418.44 GB/s on 8 ranks, eight times it.
 //! 2. Otherwise the function's rule above decides (Prometheus records have no algorithm
 //!    bandwidth, and their size bucket is of the written size, so both bucket ends scale).
 //! 3. Otherwise (AllToAll, Gather, Scatter, unknown names) the size is kept as written and
@@ -128,7 +128,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_readme_examples_decide_their_rules_by_their_own_bandwidth() {
+    fn published_example_records_decide_their_rules_by_their_own_bandwidth() {
         let ar = collective_op("AllReduce");
         let rs = collective_op("ReduceScatter");
         assert_eq!(

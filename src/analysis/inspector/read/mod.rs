@@ -40,6 +40,25 @@ pub struct InspectorSet {
     pub notes: Vec<String>,
     /// Unusable entries: file, byte offset (JSON) or line (Prometheus), reason.
     pub skipped: Vec<(PathBuf, u64, String)>,
+    /// The files of `skipped` that are Prometheus textfiles (their positions are lines).
+    pub prometheus_files: Vec<PathBuf>,
+}
+
+impl InspectorSet {
+    /// The skipped entries as one line each: `FILE: byte N: reason` (JSON) or `FILE:N:
+    /// reason` (a Prometheus textfile's line).
+    pub fn skipped_lines(&self) -> Vec<String> {
+        self.skipped
+            .iter()
+            .map(|(file, at, why)| {
+                if self.prometheus_files.contains(file) {
+                    format!("{}:{at}: {why}", file.display())
+                } else {
+                    format!("{}: byte {at}: {why}", file.display())
+                }
+            })
+            .collect()
+    }
 }
 
 /// Whether `path` is Inspector output: a directory holding an Inspector file anywhere below
@@ -94,6 +113,9 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
         let (tally, json) = result?;
         let name = path.display().to_string();
         set.notes.extend(tally.notes(&name, json));
+        if !json && !tally.skipped.is_empty() {
+            set.prometheus_files.push(path.clone());
+        }
         set.skipped.extend(
             tally
                 .skipped

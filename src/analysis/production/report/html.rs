@@ -26,13 +26,27 @@ pub(crate) fn render(r: &Report, base: Option<&Baseline>) -> String {
          <h1>ncclbench production report</h1>\n<p class=\"muted\">{}</p>\n",
         escape(&tables::headline(r))
     );
-    for svg in charts(r, base) {
+    for (_, svg) in charts(r, base) {
         out.push_str("<figure>");
         out.push_str(&svg.replacen(plot::SVG_NS_ATTR, "", 1));
         out.push_str("</figure>\n");
     }
     out.push_str("<h2>Where the job spends and loses communication time</h2>\n");
     push_table(&mut out, &tables::losses(r));
+    if r.total_lost_us.is_some() {
+        out.push_str(&format!(
+            "<p class=\"muted\">{}</p>\n",
+            escape(tables::LOSSES_LEGEND)
+        ));
+        let unmatched = tables::unmatched(r);
+        if !unmatched.is_empty() {
+            out.push_str("<p>No benchmark number:</p>\n<ul>\n");
+            for line in unmatched {
+                out.push_str(&format!("<li>{}</li>\n", escape(&line)));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
     out.push_str("<h2>Causes</h2>\n");
     if r.causes.is_empty() {
         out.push_str("<p>None found.</p>\n");
@@ -72,8 +86,9 @@ pub(crate) fn render(r: &Report, base: Option<&Baseline>) -> String {
     out
 }
 
-/// One chart per (collective, ranks) of the job that the baseline has a curve for.
-pub(crate) fn charts(r: &Report, base: Option<&Baseline>) -> Vec<String> {
+/// One chart per (collective, ranks) of the job that the baseline has a curve for, with its
+/// file stem (`all_reduce-8ranks`).
+pub(crate) fn charts(r: &Report, base: Option<&Baseline>) -> Vec<(String, String)> {
     let Some(base) = base else {
         return Vec::new();
     };
@@ -92,7 +107,7 @@ pub(crate) fn charts(r: &Report, base: Option<&Baseline>) -> Vec<String> {
                 .iter()
                 .filter(|g| g.collective == c && g.nranks == n)
                 .collect();
-            Some(chart::chart(curve, &groups))
+            Some((format!("{c}-{n}ranks"), chart::chart(curve, &groups)))
         })
         .collect()
 }

@@ -16,7 +16,7 @@
 //!               "time_share": 0.42, "timing": [{"value": "kernel_gpu", "count": 512}],
 //!               "algo_proto": [{"value": "Ring_ll", "count": 3}],
 //!               "baseline": {"curve": "all_reduce float sum, 8 ranks, out_of_place",
-//!                            "source": "measured" /* or "interpolated" */,
+//!                            "source": "fitted" /* or "measured", "interpolated" */,
 //!                            "busbw_gbs": .., "time_us": .., "ratio": 0.81, "lost_us": ..},
 //!               "baseline_note": null /* or why there is no baseline number */}],
 //!   "ranks": [{"comm_id": .., "comm_name": .., "rank": 3, "host": "h1", "count": ..,

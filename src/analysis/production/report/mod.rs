@@ -1,6 +1,6 @@
 //! Renderings of the production [`Report`]: terminal, markdown, JSON ([`render`]) and a
-//! directory with `report.md`, `report.html` (charts inline) and `production.json`
-//! ([`write_dir`]). Tables are defined once (`tables`), so every format shows the same numbers.
+//! directory with `report.md`, `report.html` (charts inline), `production.json` and each chart
+//! as SVG and PNG ([`write_dir`]). Tables are defined once (`tables`), so every format shows the same numbers.
 
 mod chart;
 mod html;
@@ -40,20 +40,34 @@ pub fn render_html(r: &Report, base: Option<&Baseline>) -> String {
     html::render(r, base)
 }
 
-/// Writes `report.md`, `report.html` and `production.json` into `dir` (created when
-/// missing); returns the paths written.
+/// Writes `report.md`, `report.html`, `production.json` and, per (collective, ranks) the
+/// baseline has a curve for, `production-<collective>-<n>ranks.svg` and `.png` into `dir`
+/// (created when missing); returns the paths written.
 pub fn write_dir(r: &Report, base: Option<&Baseline>, dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let charts = html::charts(r, base);
+    let pngs: Vec<Vec<u8>> =
+        crate::core::parallel::map(&charts, |(_, svg)| crate::analysis::plot::svg_to_png(svg))
+            .into_iter()
+            .collect::<Result<_, _>>()?;
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("report.md".into(), render(r, Format::Markdown).into_bytes()),
+        ("report.html".into(), render_html(r, base).into_bytes()),
+        (
+            "production.json".into(),
+            render(r, Format::Json).into_bytes(),
+        ),
+    ];
+    for ((stem, svg), png) in charts.into_iter().zip(pngs) {
+        files.push((format!("production-{stem}.svg"), svg.into_bytes()));
+        files.push((format!("production-{stem}.png"), png));
+    }
     let mut written = Vec::new();
-    for (name, body) in [
-        ("report.md", render(r, Format::Markdown)),
-        ("report.html", render_html(r, base)),
-        ("production.json", render(r, Format::Json)),
-    ] {
+    for (name, body) in files {
         let path = dir.join(name);
         std::fs::write(&path, body).map_err(io(&path))?;
         written.push(path);

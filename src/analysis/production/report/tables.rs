@@ -117,6 +117,29 @@ pub(crate) fn losses(r: &Report) -> Table {
     t
 }
 
+/// Why the shown groups (the first [`TOP_GROUPS`]) have no benchmark number, one line each:
+/// `DP all_reduce 16K: size 16K is below the benchmark's smallest size 64K: not extrapolated`.
+pub(crate) fn unmatched(r: &Report) -> Vec<String> {
+    r.groups
+        .iter()
+        .take(TOP_GROUPS)
+        .filter_map(|g| {
+            let why = g.baseline_note.as_ref()?;
+            Some(format!(
+                "{} {} {}: {why}",
+                comm(&g.comm_name, &g.comm_id),
+                g.collective,
+                size(g)
+            ))
+        })
+        .collect()
+}
+
+/// What the losses table's benchmark columns mean, in one line.
+pub(crate) const LOSSES_LEGEND: &str = "bench: the benchmark's busbw at the size, on its fitted \
+     curve (~: interpolated between measured sizes); ratio: job median busbw / bench; lost: \
+     job time minus bench time over the calls";
+
 /// What the cause is about: `all_reduce 64M`, `rank 5 (host-b)`, `host host-b`.
 pub(crate) fn subject(c: &Cause) -> String {
     match (c.kind.as_str(), c.rank, &c.host) {

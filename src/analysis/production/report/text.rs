@@ -32,6 +32,27 @@ pub(crate) fn render(r: &Report, markdown: bool) -> String {
         "Where the job spends and loses communication time",
     );
     put(&mut out, &tables::losses(r));
+    if r.total_lost_us.is_some() {
+        let lead = if markdown { "\n" } else { "  " };
+        out.push_str(&format!("{lead}{}\n", tables::LOSSES_LEGEND));
+        let bullet = if markdown { "* " } else { "  - " };
+        let unmatched = tables::unmatched(r);
+        if !unmatched.is_empty() {
+            out.push_str(if markdown {
+                "\nNo benchmark number:\n\n"
+            } else {
+                "  no benchmark number:\n"
+            });
+        }
+        for line in unmatched {
+            let line = if markdown {
+                markdown::escape(&line)
+            } else {
+                text::one_line(&line)
+            };
+            out.push_str(&format!("{bullet}{line}\n"));
+        }
+    }
     if r.groups.len() > tables::TOP_GROUPS {
         out.push_str(&format!(
             "  ... and {} more group(s) (all in the JSON)\n",

@@ -146,6 +146,9 @@ pub(crate) fn result(row: &Row, meta: &RunMeta) -> J {
         ("nranks", J::uint(k.nranks as u64)),
         ("timestamp", J::str(&row.timestamp)),
     ]);
+    if let Some(groups) = super::groups::result_groups(row) {
+        fields.push(("groups", groups));
+    }
     J::Obj(fields)
 }
 
@@ -191,6 +194,9 @@ pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>, complete: bool) 
         ("nranks", J::uint(meta.nranks as u64)),
         ("complete", J::Bool(complete)),
     ];
+    if let Some(groups) = super::groups::membership(&meta.groups) {
+        fields.push(("groups", groups));
+    }
     if let Some(env) = &meta.environment {
         let mut env = env.clone();
         env.end_time = end_time.map(str::to_string);

@@ -48,11 +48,13 @@ pub(super) fn config() -> RunConfig {
         backend: BackendChoice::Nccl,
         csv: None,
         json: None,
+        prom: None,
         nccl_lib: None,
         devices: None,
         timer: Timer::Host,
         verify: crate::config::Verify::Auto,
         redact: false,
+        per_group: false,
         tuning: TuningOptions::default(),
         argv: vec![],
     }

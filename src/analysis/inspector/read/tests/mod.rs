@@ -11,8 +11,8 @@ use super::{read_paths, InspectorSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The v4.0 record of the plugin's README (with `comm_name` and the timing source, as the
-/// current source writes them) on one line.
+/// A v4.0 AllReduce record as the plugin writes it (with `comm_name` and the timing source,
+/// which newer versions write), on one line.
 const ALL_REDUCE: &str = r#"{"header":{"id":"0x7f8c496ae9f661","comm_name":"DP Group 0","rank":2,"n_ranks":8,"nnodes":1},"metadata":{"inspector_output_format_version":"v4.0","git_rev":"","rec_mechanism":"nccl_profiler_interface","dump_timestamp_us":1748030377748202,"hostname":"example-hostname","pid":1639453},"coll_perf":{"coll":"AllReduce","coll_sn":1407,"coll_msg_size_bytes":17179869184,"coll_exec_time_us":61974,"coll_timing_source":"kernel_gpu","coll_algobw_gbs":277.210914,"coll_busbw_gbs":485.119099}}"#;
 
 /// An older record: no `comm_name`, no timing source.

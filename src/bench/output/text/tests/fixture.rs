@@ -46,6 +46,7 @@ fn reformat(line: &str, collective: Collective) -> String {
         wrong: f[i + 3].parse().ok(),
         iter: None,
         tuning: None,
+        groups: Vec::new(),
     };
     let cols = Columns::default();
     preamble(&key) + &body(cols, &m(5)) + &body(cols, &m(9))
