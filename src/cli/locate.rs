@@ -66,6 +66,10 @@ pub(crate) struct LocateArgs {
     /// CUDA devices of the local ranks, as for a benchmark
     #[arg(long, value_name = "LIST")]
     pub devices: Option<String>,
+    /// Mask host names and PIDs in the report, locate.json and hostfile (for sharing the
+    /// evidence; the exclude line then names masked hosts)
+    #[arg(long)]
+    pub redact: bool,
 }
 
 /// Checks `locate`'s flags.
@@ -119,5 +123,6 @@ pub(crate) fn config(a: LocateArgs) -> Result<LocateConfig, Error> {
         profile: a.profile,
         nccl_logs: a.nccl_log,
         passthrough,
+        redact: a.redact,
     })
 }

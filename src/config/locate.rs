@@ -26,4 +26,6 @@ pub struct LocateConfig {
     pub nccl_logs: Vec<PathBuf>,
     /// `--backend`, `-t`, `-g`, `--nccl-lib`, `--devices` as given, for the job's backend.
     pub passthrough: Vec<String>,
+    /// `--redact`: host names and PIDs masked in what is printed and written.
+    pub redact: bool,
 }

@@ -47,7 +47,7 @@ pub fn place(f: &Finding, g: &Judged) -> String {
     match g.kind {
         Kind::Intra => format!("intra-node {}", host(g.nodes[0])),
         Kind::Rail => format!(
-            "rail {} {}-{}",
+            "rail {} {} - {}",
             g.rail.unwrap_or(0),
             host(g.nodes[0]),
             host(g.nodes[1])
