@@ -7,6 +7,7 @@
 mod support;
 
 mod accept_cli;
+mod accept_locate;
 mod alltoallv;
 mod alltoallv_faults;
 mod analysis_fit;
