@@ -37,6 +37,7 @@ fn dispatch(command: Command) -> u8 {
         Command::Logs(cfg) => status(commands::logs::run(&cfg)),
         Command::Accept(cfg) => commands::accept::run(&cfg)
             .unwrap_or_else(|e| commands::accept::error_status(&e, report(&e))),
+        Command::Locate(cfg) => status(commands::locate::run(&cfg)),
     }
 }
 

@@ -71,6 +71,11 @@ const BENCH: &[(&str, u32, &str)] = &[
         "drives a run: plan in, backend calls, verification, sinks and observers",
     ),
     (
+        "locate",
+        9,
+        "finds the slow node, GPU or link: groups measured on sub-communicators, then judged",
+    ),
+    (
         "tuning",
         8,
         "observes the runner's calls and joins NCCL's log lines to them",

@@ -1,12 +1,13 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_plan` and `mpi_run` exist only
-//! with the `mpi` feature (`#![cfg]` inside each).
+//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_locate`, `mpi_plan` and
+//! `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
 
 mod support;
 
 mod accept_cli;
+mod accept_locate;
 mod alltoallv;
 mod alltoallv_faults;
 mod analysis_fit;
@@ -26,11 +27,13 @@ mod gpu_check_script;
 mod launcher_refusal;
 mod layering;
 mod lifecycle;
+mod locate_cli;
 mod logs_cli;
 mod memory_report;
 mod mpi_accept;
 mod mpi_alltoallv;
 mod mpi_groups;
+mod mpi_locate;
 mod mpi_plan;
 mod mpi_run;
 mod nccl_fake;

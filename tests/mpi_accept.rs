@@ -1,7 +1,9 @@
 //! `ncclbench accept` under real `mpirun` (feature `mpi`): every process runs the same stages,
 //! only rank 0 writes and prints, every process exits with rank 0's status; a stalled rank
 //! stops the suite with exit 4 after the report is written, and the hang diagnosis still
-//! names the rank. Skipped with a printed reason where mpirun is absent, except on CI.
+//! names the rank; a failed bandwidth check runs the locate stage across the processes and the
+//! report names the planted slow GPU. Skipped with a printed reason where mpirun is absent,
+//! except on CI.
 #![cfg(feature = "mpi")]
 
 use crate::support::mpi::have_mpirun;
@@ -126,4 +128,84 @@ fn a_stalled_rank_stops_the_suite_with_exit_4_and_a_written_report() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("accept.json")).unwrap()).unwrap();
     assert_eq!(json["verdict"]["exit_status"], 4, "{json}");
+}
+
+/// Four processes as two nodes of two GPUs, one GPU slowed: the failed bandwidth check runs
+/// the locate stage across the processes, and rank 0's report names that GPU; every process
+/// exits 1.
+#[test]
+fn a_failed_check_runs_locate_across_processes_and_names_the_slow_gpu() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let prof = dir.path().join("four.toml");
+    std::fs::write(
+        &prof,
+        r#"[profile]
+name = "four-processes"
+description = "4 processes as 2 nodes (test)"
+ranks = 4
+
+[suite]
+collectives = ["all_reduce"]
+correctness_max_bytes = "1K"
+correctness_step_factor = 32
+perf_max_bytes = "32K"
+perf_step_factor = 64
+iters = 2
+warmup_iters = 1
+timeout_s = 20
+
+[[busbw]]
+collective = "all_reduce"
+min_bytes = "32K"
+min_gbs = 1e6
+
+[locate]
+bytes = "1M"
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let o = mpirun(
+        4,
+        &[
+            ("NCCLBENCH_TEST_HOSTNAMES", "n1,n1,n2,n2"),
+            ("NCCLBENCH_TEST_LOCATE_SLOW_RANK", "3"),
+            ("NCCLBENCH_TEST_LOCATE_SLOW_FACTOR", "5"),
+        ],
+        &[
+            "--profile",
+            prof.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "mpi",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let all = format!("{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert_eq!(stdout.matches("# accept: FAIL").count(), 1, "{all}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("accept.json")).unwrap()).unwrap();
+    let check = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["stage"] == "locate")
+        .unwrap_or_else(|| panic!("{all}"))
+        .clone();
+    assert_eq!(
+        check["measured"], "1 suspect(s): gpu n2 GPU 1 (rank 3)",
+        "{all}"
+    );
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("slurm: --exclude=n2;"),
+        "{check}"
+    );
 }

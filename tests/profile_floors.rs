@@ -1,6 +1,7 @@
 //! Every shipped profile's all_reduce busbw floor held against the bound of the hardware it
 //! assumes, so a floor taken from the wrong figure (a per-NIC number used as a full-job
-//! plateau, which passed a node that had lost seven of its eight NICs) cannot come back.
+//! plateau, which passed a node that had lost seven of its eight NICs) cannot come back; and
+//! every multi-node profile's per-NIC floor (its `[locate]` rail pairs) held against one NIC.
 //!
 //! The bound, for a ring all_reduce over n = nodes x gpus_per_node ranks. Each rank sends
 //! 2(n-1)/n x S bytes on its outgoing ring edge, and nccl-tests defines busbw as exactly that
@@ -231,4 +232,53 @@ fn per_nic_floors_are_refused() {
     // One node: the NVLink bound alone.
     assert_eq!(hardware("h100-nvswitch").unwrap().bound_gbs(), 450.0);
     assert!((hardware("pcie4-8gpu").unwrap().bound_gbs() - 31.5).abs() < 0.01);
+}
+
+impl Hardware {
+    /// The busbw bound of one rail pair in locate's per-NIC stage: a 2-rank all_reduce between
+    /// GPU i of two nodes sends S bytes per rank off-node, and busbw = S / T, so the bound is
+    /// the line rate of the NIC the rail uses, shared by every rail of the node that uses it
+    /// (all rails run at once): NIC line rate x min(1, NICs per node / GPUs per node).
+    fn rail_bound_gbs(&self) -> f64 {
+        let share = (self.nics_per_node as f64 / self.gpus_per_node as f64).min(1.0);
+        self.nic_gbit / 8.0 * share
+    }
+}
+
+/// Every multi-node profile has the per-NIC stage: a `[locate]` rail floor between 70% of the
+/// rail bound and the bound (40 GB/s for a 400 Gb/s NIC per GPU, 20 for 200 Gb/s, 5 when eight
+/// rails share one 400 Gb/s NIC); single-node profiles have no rails to judge.
+#[test]
+fn every_multi_node_profile_judges_each_rail_against_its_nic() {
+    for h in HARDWARE {
+        let p = load(Some(h.profile)).unwrap();
+        let rail_floor = p.locate.as_ref().and_then(|l| l.inter_node_min_gbs);
+        if h.nodes == 1 {
+            assert_eq!(rail_floor, None, "{}: one node has no rails", h.profile);
+            continue;
+        }
+        let floor = rail_floor.unwrap_or_else(|| panic!("{}: no [locate] rail floor", h.profile));
+        let bound = h.rail_bound_gbs();
+        assert!(
+            floor <= bound && floor >= FRACTION * bound,
+            "{}: rail floor {floor} GB/s against the rail bound {bound} GB/s",
+            h.profile
+        );
+        let l = p.locate.as_ref().unwrap();
+        assert_eq!(l.collective, Collective::AllReduce, "{}", h.profile);
+        // Bandwidth-bound: at least 64 MiB per rank, far past a NIC's half-performance size.
+        assert!(l.bytes.unwrap_or(0) >= 64 << 20, "{}", h.profile);
+    }
+    assert_eq!(
+        hardware("h100-2node-400g-per-gpu")
+            .unwrap()
+            .rail_bound_gbs(),
+        50.0
+    );
+    assert_eq!(
+        hardware("h100-2node-400g-per-node")
+            .unwrap()
+            .rail_bound_gbs(),
+        6.25
+    );
 }

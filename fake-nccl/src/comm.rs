@@ -69,6 +69,8 @@ pub struct Comm {
     pub finalized: bool,
     /// Communication calls made (the `opCount` of COLL log lines).
     pub calls: u64,
+    /// `ncclCommSplit` calls made on this handle (matches a split across the ranks).
+    pub splits: u64,
 }
 
 /// A new unique id: magic, pid, a process-wide counter.
@@ -91,6 +93,21 @@ impl State {
     /// Rank `rank` of `nranks` joins the communicator of `uid` on `device`.
     pub fn join(
         &mut self,
+        uid: [u8; UID_BYTES],
+        nranks: i32,
+        rank: i32,
+        device: usize,
+        cta_policy: Option<i32>,
+    ) -> Result<u64, NcclError> {
+        let id = self.fresh_id();
+        self.join_as(id, uid, nranks, rank, device, cta_policy)
+    }
+
+    /// [`State::join`] under a handle id made beforehand (`ncclCommSplit` hands the handle
+    /// out before every rank of the parent has called it).
+    pub fn join_as(
+        &mut self,
+        id: u64,
         uid: [u8; UID_BYTES],
         nranks: i32,
         rank: i32,
@@ -141,7 +158,6 @@ impl State {
                 format!("rank {rank} joined this communicator twice"),
             );
         }
-        let id = self.fresh_id();
         let comm = Comm {
             communicator: cid,
             rank: r,
@@ -159,6 +175,7 @@ impl State {
             windows: 0,
             finalized: false,
             calls: 0,
+            splits: 0,
         };
         self.comms.insert(id, comm);
         self.communicators.get_mut(&cid).expect("inserted").members[r] = Some(id);
@@ -192,6 +209,11 @@ impl State {
         match unhandle(TAG_COMM, h).filter(|id| self.comms.contains_key(id)) {
             Some(id) => Ok(id),
             None if h.is_null() => nccl_err(NCCL_INVALID_ARGUMENT, "comm is NULL"),
+            None if unhandle(TAG_COMM, h).is_some_and(|id| self.split_pending(id)) => nccl_err(
+                NCCL_INVALID_USAGE,
+                "communicator not ready: ncclCommSplit completes once every rank of the parent \
+                 communicator has called it",
+            ),
             None => nccl_err(
                 NCCL_INVALID_ARGUMENT,
                 "invalid communicator (destroyed, aborted or never made)",

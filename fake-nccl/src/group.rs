@@ -109,6 +109,7 @@ pub extern "C" fn ncclGroupEnd() -> NcclResult {
                 return Err(e);
             }
             let mut st = state();
+            crate::split::check_at_group_end(&st)?;
             place_all(&mut st, ops)?;
         }
         Ok(())

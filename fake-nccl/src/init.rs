@@ -52,6 +52,45 @@ impl ConfigPrefix {
     }
 }
 
+/// Reads a caller's non-NULL `ncclConfig_t`: the CTAPolicy as traced (`undef` or the value),
+/// and the check's result: the policy to apply (older libraries ignore the field), or
+/// ncclInvalidArgument for a bad size, magic, version or policy.
+pub(crate) fn read_config(
+    name: &str,
+    c: *const c_void,
+) -> (String, Result<Option<i32>, NcclError>) {
+    let c = c as *const ConfigPrefix;
+    // SAFETY: the caller passes a config of at least `size` bytes; read the prefix.
+    let size = unsafe { std::ptr::addr_of!((*c).size).read_unaligned() };
+    // Copy the prefix the caller's `size` covers into an aligned, unset one.
+    let mut pre = ConfigPrefix::unset();
+    let n = size.min(std::mem::size_of::<ConfigPrefix>());
+    // SAFETY: the caller's config has `size` bytes; `pre` has room for `n`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(c as *const u8, std::ptr::addr_of_mut!(pre) as *mut u8, n)
+    };
+    let (magic, version, raw) = (pre.magic, pre.version, pre.cta_policy);
+    let traced = if raw == UNDEF {
+        "undef".into()
+    } else {
+        raw.to_string()
+    };
+    let checked = if size < 16 || magic != 0xcafe_beef || version < 21400 {
+        nccl_err(
+            NCCL_INVALID_ARGUMENT,
+            format!("{name}: invalid config (size {size}, magic {magic:#x}, version {version})"),
+        )
+    } else if raw != UNDEF && !(0..=2).contains(&raw) {
+        nccl_err(
+            NCCL_INVALID_ARGUMENT,
+            format!("{name}: invalid CTAPolicy {raw}"),
+        )
+    } else {
+        Ok((raw != UNDEF && nccl_version() >= 22700).then_some(raw))
+    };
+    (traced, checked)
+}
+
 fn init(
     name: &str,
     out: *mut *mut c_void,
@@ -69,40 +108,10 @@ fn init(
         fields.push(("dev", dev.map_or("-1".into(), |d| d.to_string())));
         match config {
             Some(c) if !c.is_null() => {
-                // SAFETY: the caller passes a config of at least `size` bytes; read the prefix.
-                let size = unsafe { std::ptr::addr_of!((*c).size).read_unaligned() };
-                // Copy the prefix the caller's `size` covers into an aligned, unset one.
-                let mut pre = ConfigPrefix::unset();
-                let n = size.min(std::mem::size_of::<ConfigPrefix>());
-                // SAFETY: the caller's config has `size` bytes; `pre` has room for `n`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        c as *const u8,
-                        std::ptr::addr_of_mut!(pre) as *mut u8,
-                        n,
-                    )
-                };
-                let (magic, version, raw) = (pre.magic, pre.version, pre.cta_policy);
-                fields.push((
-                    "cta_policy",
-                    if raw == UNDEF {
-                        "undef".into()
-                    } else {
-                        raw.to_string()
-                    },
-                ));
+                let (traced, checked) = read_config(name, c as *const c_void);
+                fields.push(("cta_policy", traced));
                 crate::trace::line(name, &with_group(fields));
-                if size < 16 || magic != 0xcafe_beef || version < 21400 {
-                    return nccl_err(NCCL_INVALID_ARGUMENT, format!("{name}: invalid config (size {size}, magic {magic:#x}, version {version})"));
-                }
-                if raw != UNDEF && !(0..=2).contains(&raw) {
-                    return nccl_err(
-                        NCCL_INVALID_ARGUMENT,
-                        format!("{name}: invalid CTAPolicy {raw}"),
-                    );
-                }
-                // Older libraries do not know the field and ignore it.
-                cta = (raw != UNDEF && nccl_version() >= 22700).then_some(raw);
+                cta = checked?;
             }
             _ => {
                 fields.push(("config", "none".into()));

@@ -14,7 +14,8 @@
 //! function; a collective runs when every rank's op is at the head of its stream. See the
 //! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`], [`engine`] (matching), [`exec`]
 //! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
-//! [`nccl_calls`], [`premulsum`], [`register`], [`hooks`] (fault hooks), [`trace`],
+//! [`nccl_calls`], [`premulsum`], [`register`], [`split`] (`ncclCommSplit`), [`hooks`]
+//! (fault hooks), [`trace`],
 //! [`module`] (PTX modules), [`launch`] (kernel launches),
 //! [`debuglog`] (`NCCL_DEBUG` lines).
 //!
@@ -62,6 +63,8 @@
 //!   allocation, `-1` if none; `live_comms`: communicators alive on that device;
 //!   `registered`: live registrations of it).
 //! * `ncclRedOpCreatePreMulSum`: `rank nranks dev dtype residence scalar op group`.
+//! * `ncclCommSplit`: `rank nranks dev` (of the parent) `color key config group` (`config` is
+//!   the CTAPolicy as for init, `none` for a NULL config).
 #![allow(clippy::missing_safety_doc)] // every export's contract is its C documentation
 
 pub mod comm;
@@ -85,6 +88,7 @@ pub mod nccl_coll;
 pub mod premulsum;
 pub mod reduce;
 pub mod register;
+pub mod split;
 pub mod state;
 pub mod stream;
 pub mod trace;

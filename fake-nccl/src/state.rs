@@ -86,6 +86,9 @@ pub struct State {
     /// Registration handle id -> base of the allocation it covers (live while the handle is
     /// in `registrations`).
     pub registered_allocs: HashMap<u64, u64>,
+    /// `ncclCommSplit` calls waiting for the rest of their parent's ranks, by (parent
+    /// communicator, split number).
+    pub splits: HashMap<(u64, u64), Vec<crate::split::Entry>>,
     next_id: u64,
 }
 

@@ -164,6 +164,7 @@ entry_points! {
         ncclMemAlloc: PFN_ncclMemAlloc => mem_alloc,
         ncclMemFree: PFN_ncclMemFree => mem_free,
         ncclCommInitAll: PFN_ncclCommInitAll => comm_init_all,
+        ncclCommSplit: PFN_ncclCommSplit => comm_split,
     }
 }
 
@@ -175,7 +176,7 @@ mod tests {
     fn get_version_is_resolved_first_so_a_foreign_library_is_named_by_it() {
         assert_eq!(Api::SYMBOLS.first(), Some(&"ncclGetVersion"));
         assert_eq!(Api::SYMBOLS.len(), 19);
-        assert_eq!(OptionalApi::SYMBOLS.len(), 15);
+        assert_eq!(OptionalApi::SYMBOLS.len(), 16);
     }
 
     #[test]

@@ -33,7 +33,7 @@ fn open(lib: &Path) -> Nccl {
 }
 
 /// The release each optional entry point first appeared in, as the gates of ncclbench assume.
-const FIRST_RELEASE: [(&str, (i32, i32)); 15] = [
+const FIRST_RELEASE: [(&str, (i32, i32)); 16] = [
     ("ncclCommInitRankConfig", (2, 14)),
     ("ncclCommFinalize", (2, 14)),
     ("ncclGetLastError", (2, 13)),
@@ -49,6 +49,7 @@ const FIRST_RELEASE: [(&str, (i32, i32)); 15] = [
     ("ncclMemAlloc", (2, 19)),
     ("ncclMemFree", (2, 19)),
     ("ncclCommInitAll", (2, 0)),
+    ("ncclCommSplit", (2, 18)),
 ];
 
 #[test]

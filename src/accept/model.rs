@@ -35,15 +35,19 @@ pub enum Stage {
     Performance,
     /// The performance results against a saved healthy run (compare rules).
     Baseline,
+    /// `ncclbench locate` inside the job: after a failed performance check, or always when the
+    /// profile's `[locate]` has floors (the per-node and per-NIC checks).
+    Locate,
 }
 
 impl Stage {
-    /// `correctness`, `performance`, `baseline`.
+    /// `correctness`, `performance`, `baseline`, `locate`.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Correctness => "correctness",
             Stage::Performance => "performance",
             Stage::Baseline => "baseline",
+            Stage::Locate => "locate",
         }
     }
 }

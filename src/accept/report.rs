@@ -9,7 +9,12 @@ use super::model::{AcceptReport, Check, FailureClass, Stage, Status, SCHEMA};
 use std::fmt::Write as _;
 
 /// Stages in the order the suite runs them (and the JUnit suites appear).
-const STAGES: [Stage; 3] = [Stage::Correctness, Stage::Performance, Stage::Baseline];
+const STAGES: [Stage; 4] = [
+    Stage::Correctness,
+    Stage::Performance,
+    Stage::Baseline,
+    Stage::Locate,
+];
 
 /// Column headers of the text table and their minimum widths.
 const COLUMNS: [(&str, usize); 5] = [

@@ -103,7 +103,7 @@ pub fn one(
             flag("-w", "1".into());
             flag("-n", "1".into());
         }
-        Stage::Performance | Stage::Baseline => {
+        Stage::Performance | Stage::Baseline | Stage::Locate => {
             flag("-b", suite.perf_min_bytes.min(perf_max).to_string());
             flag("-e", perf_max.to_string());
             flag("-f", suite.perf_step_factor.to_string());

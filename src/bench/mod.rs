@@ -7,6 +7,7 @@ pub mod backend;
 pub mod cuda;
 pub mod environment;
 pub mod job;
+pub mod locate;
 pub mod observe;
 pub mod output;
 pub mod plan;

@@ -70,6 +70,10 @@ pub(crate) struct AcceptArgs {
     /// output file
     #[arg(long)]
     pub redact: bool,
+    /// When a performance check fails, run `ncclbench locate` before reporting and name the
+    /// suspect nodes, GPUs and links (the profile's [locate] settings, else locate's defaults)
+    #[arg(long)]
+    pub locate: bool,
 }
 
 /// Checks `accept`'s flags.
@@ -138,5 +142,6 @@ pub(crate) fn config(a: AcceptArgs) -> Result<AcceptConfig, Error> {
             perf_max_bytes: a.maxbytes,
         },
         redact: a.redact,
+        locate: a.locate,
     })
 }

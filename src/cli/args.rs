@@ -8,6 +8,7 @@
 
 use super::accept::AcceptArgs;
 use super::compare::CompareArgs;
+use super::locate::LocateArgs;
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
@@ -55,6 +56,11 @@ pub(crate) enum Sub {
     /// 1 performance, 2 setup, 3 NCCL failure, 4 hang, 7 wrong data
     #[command(name = "accept")]
     Accept(AcceptArgs),
+    /// Find the slow node, GPU or link of this job: node groups, rail pairings and GPU pairs
+    /// measured concurrently on sub-communicators, judged against the job's own median;
+    /// exit 0 no suspect, 1 suspects
+    #[command(name = "locate")]
+    Locate(LocateArgs),
 }
 
 /// `ncclbench env` flags.
@@ -88,6 +94,8 @@ pub(crate) enum Request {
     Logs(LogsArgs),
     /// `accept`.
     Accept(AcceptArgs),
+    /// `locate`.
+    Locate(LocateArgs),
 }
 
 /// Output format of `analyze` on stdout.
@@ -155,6 +163,7 @@ impl Sub {
             Sub::Compare(a) => Request::Compare(a),
             Sub::Logs(a) => Request::Logs(a),
             Sub::Accept(a) => Request::Accept(a),
+            Sub::Locate(a) => Request::Locate(a),
         }
     }
 }

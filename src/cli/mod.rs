@@ -12,6 +12,7 @@
 mod accept;
 mod args;
 mod compare;
+mod locate;
 mod suggest;
 mod validate;
 
@@ -55,6 +56,8 @@ pub enum Command {
     Logs(crate::config::logs::LogsConfig),
     /// Run the acceptance suite (or list or make profiles).
     Accept(crate::config::accept::AcceptConfig),
+    /// Find the slow node, GPU or link of the job.
+    Locate(crate::config::locate::LocateConfig),
 }
 
 /// Parses a whole command line; `argv[0]` is the program name.
@@ -101,6 +104,7 @@ pub fn parse(argv: &[OsString]) -> Result<Command, Error> {
             redact: a.redact,
         })),
         Ok(Request::Accept(a)) => accept::config(a).map(Command::Accept),
+        Ok(Request::Locate(a)) => locate::config(a).map(Command::Locate),
         Err(e) => from_clap(e),
     }
 }

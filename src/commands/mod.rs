@@ -9,4 +9,5 @@ pub mod analyze;
 pub mod bench;
 pub mod compare;
 pub mod env;
+pub mod locate;
 pub mod logs;

@@ -27,6 +27,9 @@ pub struct AcceptConfig {
     pub flags: StageFlags,
     /// `--redact`: stage outputs and the report mask identifying text.
     pub redact: bool,
+    /// `--locate`: run `ncclbench locate` when a performance check fails, with the profile's
+    /// `[locate]` settings or locate's defaults.
+    pub locate: bool,
 }
 
 /// Flags every stage gets from the `accept` command line (backend and placement).

@@ -3,6 +3,7 @@
 
 pub mod accept;
 pub mod compare;
+pub mod locate;
 pub mod logs;
 
 use crate::core::collective::Collective;

@@ -10,6 +10,7 @@ mod modules;
 mod nccl;
 mod p2p_devices;
 mod registered_free;
+mod split;
 mod timed_loop;
 
 use std::ffi::{c_void, CStr};

@@ -40,6 +40,13 @@
 //! [baseline]                             # optional
 //! paths = ["healthy/performance"]        # relative to the profile file's directory
 //! threshold_pct = 5                      # default 5
+//!
+//! [locate]                               # optional: accept runs `locate` when a performance
+//! collective = "all_reduce"              #   check fails; all_reduce (default) or sendrecv
+//! bytes = "256M"                         # per rank; default 256M on GPUs, 1M on host memory
+//! rounds = 3                             # rail rounds (partners per node), 1..=1000
+//! intra_node_min_gbs = 300               # optional floors (busbw, GB/s) of a node's group
+//! inter_node_min_gbs = 40                #   and of a rail pair of GPUs on two nodes
 //! ```
 //!
 //! Every problem is one [`Error::Usage`](crate::core::error::Error::Usage) line naming the
@@ -81,8 +88,26 @@ pub struct Profile {
     pub latency: Vec<LatencyCheck>,
     /// A healthy run to compare against.
     pub baseline: Option<Baseline>,
+    /// Find the suspects when a performance check fails (`[locate]`).
+    pub locate: Option<LocateStage>,
     /// The TOML text as read (accept copies it into its output directory).
     pub text: String,
+}
+
+/// `[locate]`: how `accept` runs `ncclbench locate` after a performance failure, and the floors
+/// it judges groups by (with or without `accept`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocateStage {
+    /// `all_reduce` or `sendrecv`.
+    pub collective: Collective,
+    /// Bytes per rank (`None`: locate's default for the backend).
+    pub bytes: Option<u64>,
+    /// Rail rounds.
+    pub rounds: usize,
+    /// Least busbw (GB/s) of a node's intra-node group or GPU pair.
+    pub intra_node_min_gbs: Option<f64>,
+    /// Least busbw (GB/s) of a rail pair of GPUs on two nodes.
+    pub inter_node_min_gbs: Option<f64>,
 }
 
 /// What the suite runs.

@@ -2,8 +2,8 @@
 //! rules no single value can check (a name given, sizes ordered, checks inside the suite and
 //! its sweep) applied, each problem one line placed at its key.
 
-use super::raw::{Coll, RawBaseline, RawBusbw, RawFile, RawLatency, RawSuite, Size};
-use super::{Baseline, BusbwCheck, LatencyCheck, Profile, Suite};
+use super::raw::{Coll, RawBaseline, RawBusbw, RawFile, RawLatency, RawLocate, RawSuite, Size};
+use super::{Baseline, BusbwCheck, LatencyCheck, LocateStage, Profile, Suite};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
 use std::path::{Path, PathBuf};
@@ -46,6 +46,7 @@ pub fn parse(text: &str, source: &str, base_dir: Option<&Path>) -> Result<Profil
         .baseline
         .map(|b| baseline(b, base_dir, &at))
         .transpose()?;
+    let locate = raw.locate.map(|l| locate(l, &at)).transpose()?;
     Ok(Profile {
         name: name.into_inner(),
         description: head.description,
@@ -56,7 +57,37 @@ pub fn parse(text: &str, source: &str, base_dir: Option<&Path>) -> Result<Profil
         busbw,
         latency,
         baseline,
+        locate,
         text: text.to_string(),
+    })
+}
+
+/// The `[locate]` table: all_reduce or sendrecv, a size of at least one byte.
+fn locate(l: RawLocate, at: &At<'_>) -> Result<LocateStage, Error> {
+    let collective = match &l.collective {
+        None => Collective::AllReduce,
+        Some(c) if matches!(c.get_ref().0, Collective::AllReduce | Collective::SendRecv) => {
+            c.get_ref().0
+        }
+        Some(c) => {
+            return Err(at(
+                Some(c.span().start),
+                "[locate] collective is all_reduce or sendrecv",
+            ))
+        }
+    };
+    if let Some(b) = l.bytes.as_ref().filter(|b| b.get_ref().0 == 0) {
+        return Err(at(
+            Some(b.span().start),
+            "[locate] bytes must be at least 1",
+        ));
+    }
+    Ok(LocateStage {
+        collective,
+        bytes: l.bytes.map(|b| b.get_ref().0),
+        rounds: l.rounds.map_or(3, |r| r.0 as usize),
+        intra_node_min_gbs: l.intra_node_min_gbs.map(|p| p.0),
+        inter_node_min_gbs: l.inter_node_min_gbs.map(|p| p.0),
     })
 }
 

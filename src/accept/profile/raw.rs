@@ -18,6 +18,7 @@ pub(super) struct RawFile {
     #[serde(default)]
     pub(super) latency: Vec<RawLatency>,
     pub(super) baseline: Option<RawBaseline>,
+    pub(super) locate: Option<RawLocate>,
 }
 
 #[derive(Deserialize)]
@@ -71,6 +72,16 @@ pub(super) struct RawLatency {
 pub(super) struct RawBaseline {
     pub(super) paths: Spanned<Vec<String>>,
     pub(super) threshold_pct: Option<Positive>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLocate {
+    pub(super) collective: Option<Spanned<Coll>>,
+    pub(super) bytes: Option<Spanned<Size>>,
+    pub(super) rounds: Option<Int<1, 1000>>,
+    pub(super) intra_node_min_gbs: Option<Positive>,
+    pub(super) inter_node_min_gbs: Option<Positive>,
 }
 
 /// A byte size: an integer, or a string as `-b`/`-e` read it (`"8G"`).

@@ -4,7 +4,7 @@
 //! change, and a method added to [`Backend`] is forwarded by every wrapper at once instead of
 //! silently falling back to the trait's default in one of them.
 
-use super::{Backend, BackendInfo, Buf, Call, DeviceInfo, DeviceKernels, EventId, GraphId};
+use super::{Backend, BackendInfo, Buf, Call, DeviceInfo, DeviceKernels, EventId, GraphId, Split};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
@@ -148,6 +148,11 @@ pub trait Forward {
     fn kernels(&mut self) -> Option<&mut dyn DeviceKernels> {
         self.inner_mut().kernels()
     }
+
+    /// [`Backend::split`].
+    fn split(&mut self, colors: &[Option<usize>]) -> Result<Split, Error> {
+        self.inner_mut().split(colors)
+    }
 }
 
 // Spelled out once here so that no wrapper has to: each call goes to the wrapper's `Forward`
@@ -235,5 +240,8 @@ impl<T: Forward> Backend for T {
     }
     fn kernels(&mut self) -> Option<&mut dyn DeviceKernels> {
         Forward::kernels(self)
+    }
+    fn split(&mut self, colors: &[Option<usize>]) -> Result<Split, Error> {
+        Forward::split(self, colors)
     }
 }

@@ -16,6 +16,9 @@ pub mod graphs;
 pub mod host;
 pub mod nccl;
 
+/// The backends of [`Backend::split`]: each group's colour and its backend.
+pub type Split = Vec<(usize, Box<dyn Backend>)>;
+
 /// How long a [`Backend::hold`] gate stays closed at most.
 pub const HOLD_LIMIT: Duration = Duration::from_secs(5);
 
@@ -206,6 +209,17 @@ pub trait Backend {
     /// failure there is reported rather than lost in a destructor.
     fn close(&mut self) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// Sub-communicators (`ncclbench locate`): `colors` gives each local rank's group, `None`
+    /// for a rank in no group this time. Each group's ranks keep their global order. Returns
+    /// one backend per group this process has ranks in, in colour order; collective over the
+    /// whole job (every process calls it with the colours of its own ranks).
+    fn split(&mut self, _colors: &[Option<usize>]) -> Result<Split, Error> {
+        Err(Error::usage(format!(
+            "the {} backend cannot make sub-communicators",
+            self.info().name
+        )))
     }
 
     /// The verification kernels where the buffers live, when this backend runs them

@@ -8,6 +8,7 @@
 //! [`mpi`] uses the shared pieces here: so no two folders import each other.
 
 pub mod bootstrap;
+pub mod coord;
 pub mod hang;
 pub mod host;
 pub mod join;

@@ -15,9 +15,11 @@
 //!
 //! Here: the command, from the job's opening to its exit status. `stages`: the stage loop.
 //! `outdir`: the output directory (made before any stage, the report files written into it).
-//! `judge`: the stages' files read back into checks and the report.
+//! `judge`: the stages' files read back into checks and the report. `locate_stage`: `locate`
+//! inside the job after a performance failure, or as the per-NIC stage.
 
 mod judge;
+mod locate_stage;
 mod outdir;
 mod stages;
 #[cfg(test)]
@@ -141,21 +143,37 @@ impl<'a> Acceptance<'a> {
             &suite::describe(&self.profile.suite, perf_max, on_host),
         );
         let progress = self.run_stages(&first_cfg, &join, boot.as_mut(), root, perf_max)?;
-        let code = if root {
-            let mut report = self.judge(
+        let mut report = root.then(|| {
+            self.judge(
                 &progress.ran,
                 progress.backend,
                 progress.nranks,
                 progress.notes,
-            );
-            if let Some((_, Error::Interrupted(_))) = &progress.stop {
-                // The status the process exits with, so the report does not contradict it.
-                report.verdict.exit_status = crate::core::interrupt::exit_status();
-            }
-            self.write_report(&report)?
+            )
+        });
+        let located = if progress.stop.is_none() {
+            self.locate_stage(&join, boot.as_mut(), report.as_mut())?
         } else {
-            model::status::PASS
+            None
         };
+        let code = match &mut report {
+            Some(report) => {
+                if let Some((_, Error::Interrupted(_))) = &progress.stop {
+                    // The status the process exits with, so the report does not contradict it.
+                    report.verdict.exit_status = crate::core::interrupt::exit_status();
+                }
+                self.write_report(report)?
+            }
+            None => model::status::PASS,
+        };
+        if let Some(located) = &located {
+            // Every process takes part in locate's ending; a job with a rank that stopped
+            // answering ends there, with the report already written.
+            let timeout = suite::timeout_s(&self.profile.suite, &self.cfg.flags);
+            let code = crate::commands::locate::end(&join, located, code, timeout)?;
+            join.finished();
+            return Ok(code);
+        }
         exit_status(code, progress.stop, &join, boot.as_mut())
     }
 

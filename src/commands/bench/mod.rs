@@ -31,6 +31,16 @@ pub fn run(cfg: &RunConfig) -> Result<u8, Error> {
     Ok(done.exit_status)
 }
 
+/// The backend `cfg` asks for, started in `join` without a benchmark plan (NCCL's
+/// communicators over the whole job, for `locate` to split), with its header notes.
+pub fn start_backend(
+    cfg: &RunConfig,
+    join: &Join,
+) -> Result<(Box<dyn crate::bench::backend::Backend>, Vec<String>), Error> {
+    let (opened, notes) = open_backend(cfg, join)?;
+    Ok((opened.start(join)?, notes))
+}
+
 /// Where rank 0 shows a run besides its `--csv`/`--json` files.
 #[derive(Debug, Clone, Default)]
 pub struct Outputs {

@@ -21,7 +21,7 @@ mod tests;
 use self::arena::Arena;
 use self::queue::{Queues, Task};
 use crate::bench::backend::graphs::Graphs;
-use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
+use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId, Split};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::host::{mem_available, short_hostname};
@@ -149,6 +149,25 @@ impl HostBackend {
 impl Backend for HostBackend {
     fn info(&self) -> &BackendInfo {
         &self.info
+    }
+
+    /// Every rank is a thread of this process: each group is a new host backend of its size.
+    fn split(&mut self, colors: &[Option<usize>]) -> Result<Split, Error> {
+        if colors.len() != self.info.local_ranks {
+            return Err(Error::Backend(format!(
+                "host backend: {} colours for {} ranks",
+                colors.len(),
+                self.info.local_ranks
+            )));
+        }
+        let mut sizes = std::collections::BTreeMap::<usize, usize>::new();
+        for c in colors.iter().flatten() {
+            *sizes.entry(*c).or_default() += 1;
+        }
+        sizes
+            .into_iter()
+            .map(|(c, n)| Ok((c, Box::new(HostBackend::new(n)?) as Box<dyn Backend>)))
+            .collect()
     }
 
     fn devices(&self) -> Vec<DeviceInfo> {

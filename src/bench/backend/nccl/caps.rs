@@ -22,6 +22,8 @@ const WINDOW_MIN: i32 = 22700;
 const CTA_POLICY_MIN: i32 = 22700;
 /// nccl-tests calls the native alltoall/gather/scatter from 2.28 on.
 const NATIVE_ROOTED_MIN: i32 = 22800;
+/// `ncclCommSplit`.
+const SPLIT_MIN: i32 = 21800;
 
 /// The loaded library's usable features.
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +51,8 @@ pub(super) struct Caps {
     )>,
     /// `ncclCommFinalize`, called before destroy where present.
     pub finalize: Option<b::PFN_ncclCommFinalize>,
+    /// `ncclCommSplit`, 2.18+ (`locate`'s sub-communicators).
+    pub split: Option<b::PFN_ncclCommSplit>,
     /// Every device has compute capability 9.0 or newer (fp8 types need it, as in nccl-tests).
     pub fp8_devices: bool,
     /// The communicator has one rank and the collective reduces: NCCL then runs the reduction
@@ -87,6 +91,7 @@ impl Caps {
                 .zip(nccl.comm_window_deregister())
                 .filter(|_| gate(WINDOW_MIN)),
             finalize: nccl.comm_finalize(),
+            split: nccl.comm_split().filter(|_| gate(SPLIT_MIN)),
             fp8_devices,
             one_rank_reduction: opts.nranks == 1 && opts.collective.spec().reduces,
         })

@@ -32,7 +32,12 @@ impl DevMem {
     /// Allocates `len` bytes (at least 1, so every rank has a valid address) on `context`.
     pub(super) fn alloc(nccl: &Nccl, context: &Context, len: usize) -> Result<Self, Error> {
         let len = len.max(1);
-        if let (Some(alloc), Some(free)) = (nccl.mem_alloc(), nccl.mem_free()) {
+        // ncclMemAlloc came with NCCL 2.19; a library that reports an older version while
+        // exporting the name (a patched build, a test double) refuses it, so go by the version.
+        let allocator = (nccl.version() >= nccl_sys::version::version_code(2, 19, 0))
+            .then(|| nccl.mem_alloc().zip(nccl.mem_free()))
+            .flatten();
+        if let Some((alloc, free)) = allocator {
             context.set_current().map_err(cuda_err)?;
             let mut ptr: *mut c_void = std::ptr::null_mut();
             // SAFETY: a valid out-pointer with the device's context current.

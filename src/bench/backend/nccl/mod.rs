@@ -14,13 +14,14 @@ mod launch;
 mod memory;
 mod register;
 mod setup;
+mod split;
 mod sync;
 mod teardown;
 
 use std::time::{Duration, Instant};
 
 use crate::bench::backend::{
-    Backend, BackendInfo, Buf, Call, DeviceInfo, DeviceKernels, EventId, GraphId,
+    Backend, BackendInfo, Buf, Call, DeviceInfo, DeviceKernels, EventId, GraphId, Split,
 };
 use crate::bench::cuda::{Context, Event, GraphExec, Stream};
 use crate::core::dtype::DataType;
@@ -332,5 +333,9 @@ impl Backend for NcclBackend {
 
     fn close(&mut self) -> Result<(), Error> {
         self.shutdown()
+    }
+
+    fn split(&mut self, colors: &[Option<usize>]) -> Result<Split, Error> {
+        self.split_ranks(colors)
     }
 }

@@ -140,6 +140,15 @@ impl Join {
         e
     }
 
+    /// The point-to-point coordinator of `ncclbench locate` over this membership.
+    pub fn coordinator(&self) -> Box<dyn crate::bench::job::coord::Coordinator + '_> {
+        #[cfg(feature = "mpi")]
+        if let Some(j) = &self.job {
+            return Box::new(j.coordinator());
+        }
+        Box::new(crate::bench::job::coord::Alone)
+    }
+
     /// The run finished normally (closed diagnosis connections are expected from now on).
     pub fn finished(&self) {
         #[cfg(feature = "mpi")]

@@ -10,7 +10,7 @@ use super::exec::{self, Mem};
 use super::nb::Comm;
 use super::track::Tracker;
 use crate::bench::backend::graphs::Graphs;
-use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId};
+use crate::bench::backend::{Backend, BackendInfo, Buf, Call, DeviceInfo, EventId, GraphId, Split};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
@@ -35,6 +35,17 @@ pub struct MpiBackend {
     graphs: Graphs<Item>,
     /// Set after a timeout: the scratch buffers were leaked to MPI, nothing more may run.
     stuck: bool,
+    /// Whether `comm` was made by [`Backend::split`] and is freed with the backend.
+    owned: bool,
+}
+
+impl Drop for MpiBackend {
+    fn drop(&mut self) {
+        // After a timeout a request may still use the communicator: it is left to MPI.
+        if self.owned && !self.stuck {
+            super::nb::free(self.comm);
+        }
+    }
 }
 
 impl MpiBackend {
@@ -71,6 +82,7 @@ impl MpiBackend {
             events: Vec::new(),
             graphs: Graphs::new("mpi"),
             stuck: false,
+            owned: false,
         }
     }
 
@@ -103,6 +115,23 @@ impl MpiBackend {
 impl Backend for MpiBackend {
     fn info(&self) -> &BackendInfo {
         &self.info
+    }
+
+    /// `MPI_Comm_split` of this backend's communicator, ranks ordered as they are here.
+    fn split(&mut self, colors: &[Option<usize>]) -> Result<Split, Error> {
+        let [color] = colors else {
+            return Err(Error::Backend(format!(
+                "mpi backend: {} colours for a process's one rank",
+                colors.len()
+            )));
+        };
+        let Some(comm) = super::nb::split(self.comm, *color, self.info.first_rank)? else {
+            return Ok(Vec::new());
+        };
+        let (n, r) = super::nb::size_rank(comm)?;
+        let mut b = MpiBackend::new(comm, n, r, self.device.clone(), self.tracker.clone());
+        b.owned = true;
+        Ok(vec![(color.unwrap_or(0), Box::new(b) as Box<dyn Backend>)])
     }
 
     fn devices(&self) -> Vec<DeviceInfo> {

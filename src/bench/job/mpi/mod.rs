@@ -7,6 +7,7 @@
 
 mod backend;
 mod boot;
+mod coord;
 mod exec;
 mod nb;
 mod oob;
@@ -15,6 +16,7 @@ mod tracked;
 
 pub use backend::MpiBackend;
 pub use boot::MpiBootstrap;
+pub use coord::MpiCoordinator;
 pub use oob::Oob;
 pub use track::Tracker;
 
@@ -134,6 +136,16 @@ impl MpiJob {
             size: self.size,
             timeout: self.timeout,
             tracker: self.tracker.clone(),
+        }
+    }
+
+    /// The point-to-point coordinator of `ncclbench locate` over the world.
+    pub fn coordinator(&self) -> MpiCoordinator<'_> {
+        MpiCoordinator {
+            world: nb::Comm(self.world.as_raw()),
+            rank: self.rank,
+            size: self.size,
+            oob: self.oob.as_ref(),
         }
     }
 

@@ -121,6 +121,64 @@ pub(crate) fn complete(
     Ok(Ok(bufs))
 }
 
+/// Tests `p` once; `true` once it has completed (MPI then resets the handle).
+pub(crate) fn test(p: &mut Posted) -> Result<bool, Error> {
+    let mut flag: c_int = 0;
+    // SAFETY: `p.req` is a live request from one of the posting functions below, or the null
+    // request MPI leaves after completion (which tests as complete).
+    let rc = unsafe { ffi::MPI_Test(&mut p.req, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+    check(rc, "MPI_Test")?;
+    Ok(flag != 0)
+}
+
+/// `MPI_Comm_split` of `c`, blocking and collective over `c`: the ranks of one `color` form a
+/// new communicator ordered by `key`; `None` (`MPI_UNDEFINED`) joins none.
+pub(crate) fn split(c: Comm, color: Option<usize>, key: usize) -> Result<Option<Comm>, Error> {
+    // SAFETY: reading a constant that MPI initialised.
+    let undefined = unsafe { ffi::RSMPI_UNDEFINED };
+    let color = match color {
+        Some(v) => int(v)?,
+        None => undefined,
+    };
+    // SAFETY: as above.
+    let mut out = unsafe { ffi::RSMPI_COMM_NULL };
+    // SAFETY: `c` is a live communicator; `out` receives the new handle.
+    let rc = unsafe { ffi::MPI_Comm_split(c.0, color, int(key)?, &mut out) };
+    check(rc, "MPI_Comm_split")?;
+    // SAFETY: as above.
+    let null = unsafe { ffi::RSMPI_COMM_NULL };
+    Ok((out != null).then_some(Comm(out)))
+}
+
+/// `MPI_Comm_free` of a communicator made by [`split`].
+pub(crate) fn free(mut c: Comm) {
+    // SAFETY: a communicator this process made and no longer uses.
+    unsafe { ffi::MPI_Comm_free(&mut c.0) };
+}
+
+/// The number of ranks of `c` and this process's rank in it.
+pub(crate) fn size_rank(c: Comm) -> Result<(usize, usize), Error> {
+    let (mut size, mut rank): (c_int, c_int) = (0, 0);
+    // SAFETY: a live communicator; plain integer out-parameters.
+    check(
+        unsafe { ffi::MPI_Comm_size(c.0, &mut size) },
+        "MPI_Comm_size",
+    )?;
+    // SAFETY: as above.
+    check(
+        unsafe { ffi::MPI_Comm_rank(c.0, &mut rank) },
+        "MPI_Comm_rank",
+    )?;
+    Ok((size.max(0) as usize, rank.max(0) as usize))
+}
+
+/// `MPI_Abort` of the world with `code`: the launcher ends every process. Never returns.
+pub(crate) fn abort(c: Comm, code: u8) -> ! {
+    // SAFETY: aborting takes no buffers.
+    unsafe { ffi::MPI_Abort(c.0, c_int::from(code)) };
+    std::process::exit(i32::from(code))
+}
+
 type PostFn<'a> = dyn FnOnce(*mut ffi::MPI_Request) -> c_int + 'a;
 
 fn post(what: &'static str, f: Box<PostFn<'_>>) -> Result<Posted, Error> {

@@ -136,6 +136,47 @@ impl Oob {
         self.shared.finished.store(true, Ordering::SeqCst);
     }
 
+    /// Rank 0: every process's current progress (its own included), asked of the members
+    /// over their channels and waited for at most `wait`; `None` for a member that did not
+    /// answer (or is gone).
+    pub fn progress(&self, wait: Duration) -> Vec<Option<Progress>> {
+        let size = lock(&self.shared.reports).len();
+        lock(&self.shared.reports)
+            .iter_mut()
+            .for_each(|r| *r = None);
+        for w in lock(&self.shared.members).iter_mut().flatten() {
+            let _ = writeln!(w, "Q");
+        }
+        let until = Instant::now() + wait;
+        while Instant::now() < until {
+            let lost = lock(&self.shared.lost).clone();
+            let r = lock(&self.shared.reports);
+            if (1..size).all(|i| r[i].is_some() || lost[i]) {
+                break;
+            }
+            drop(r);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut reports = lock(&self.shared.reports).clone();
+        if let Some(me) = reports.first_mut() {
+            *me = Some(self.shared.tracker.snapshot());
+        }
+        reports
+    }
+
+    /// Rank 0 ends the job: every member exits with `code` (from its channel thread, so a
+    /// member stuck in a call or stalled exits too), then this process. Never returns.
+    pub fn exit_all(&self, code: u8) -> ! {
+        self.shared.finished.store(true, Ordering::SeqCst);
+        for w in lock(&self.shared.members).iter_mut().flatten() {
+            let _ = writeln!(w, "X\t{code}");
+        }
+        // The members' exits close their connections; give the lines time to arrive first.
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = std::io::stdout().flush();
+        std::process::exit(i32::from(code));
+    }
+
     /// This rank's wait passed the deadline: report, let rank 0 decide, exit 4. Never returns.
     pub fn timed_out(&self, what: &str) -> ! {
         match &self.to_root {

@@ -1,0 +1,91 @@
+//! `ncclbench locate`: join the job, start its backend over every rank, agree on the output
+//! directory, run the locate protocol ([`crate::bench::locate::run`]), and on rank 0 print and
+//! write the report; every process exits with rank 0's status (0 no suspect, 1 suspects).
+//!
+//! Here: the command and what it needs before the job runs. `joined`: the run inside an opened
+//! job and its ending, which `accept`'s locate stage uses too.
+
+mod joined;
+
+use crate::bench::job::join::Join;
+use crate::bench::locate::verdict::Floors;
+use crate::cli::Command;
+use crate::config::locate::LocateConfig;
+use crate::config::RunConfig;
+use crate::core::error::Error;
+use std::path::{Path, PathBuf};
+
+pub(crate) use joined::{end, measure, redactor, Located};
+
+/// Runs `ncclbench locate`; returns the exit status.
+pub fn run(cfg: &LocateConfig) -> Result<u8, Error> {
+    for var in ["NCCL_TESTS_SPLIT", "NCCL_TESTS_SPLIT_MASK"] {
+        if std::env::var_os(var).is_some() {
+            return Err(Error::usage(format!(
+                "locate makes its own groups over the whole job; unset {var}"
+            )));
+        }
+    }
+    let run_cfg = job_config(cfg)?;
+    let join = Join::open(&run_cfg)?;
+    let out = cfg.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "ncclbench-locate-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ))
+    });
+    let mut boot = join.bootstrap();
+    let root = boot.is_root();
+    let prepared = if root { prepare_dir(&out) } else { Ok(()) };
+    if boot.max_u64(u64::from(prepared.is_err()))? > 0 {
+        prepared?;
+        return Ok(crate::core::error::exit::USAGE);
+    }
+    drop(boot);
+    let floors = floors(cfg.profile.as_deref())?;
+    measure(cfg, &run_cfg, &join, &out, floors)
+        .and_then(|located| end(&join, &located, located.status, cfg.timeout_s))
+        .map_err(|e| join.failed(e))
+}
+
+/// The benchmark configuration the job and its backend are opened with.
+pub(crate) fn job_config(cfg: &LocateConfig) -> Result<RunConfig, Error> {
+    let mut argv: Vec<String> = vec!["ncclbench".into(), cfg.collective.name().into()];
+    argv.extend(["-T".into(), cfg.timeout_s.to_string()]);
+    argv.extend(cfg.passthrough.iter().cloned());
+    let argv: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
+    match crate::cli::parse(&argv)? {
+        Command::Run(c) => Ok(c),
+        _ => Err(Error::usage(
+            "locate: its flags do not make a benchmark job",
+        )),
+    }
+}
+
+/// The output directory: new or empty, made here.
+pub(crate) fn prepare_dir(out: &Path) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: out.to_path_buf(),
+        source,
+    };
+    if out.exists() && std::fs::read_dir(out).map_err(io)?.next().is_some() {
+        return Err(Error::usage(format!(
+            "locate: --out {} is not empty (results are never overwritten; give a new \
+             directory)",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(out).map_err(io)
+}
+
+/// The `[locate]` floors of `--profile`, if one is given.
+fn floors(profile: Option<&str>) -> Result<Floors, Error> {
+    let Some(name) = profile else {
+        return Ok(Floors::default());
+    };
+    let p = crate::accept::profile::load(Some(name))?;
+    Ok(p.locate.map_or_else(Floors::default, |l| Floors {
+        intra_gbs: l.intra_node_min_gbs,
+        inter_gbs: l.inter_node_min_gbs,
+    }))
+}

@@ -1,0 +1,160 @@
+//! `ncclbench locate` under Open MPI's `mpirun` (feature `mpi`), `--backend mpi`, with 4 and 8
+//! processes playing 2 and 4 nodes of two GPUs each (`NCCLBENCH_TEST_HOSTNAMES`): a planted
+//! slow rank, slow node, slow pair of ranks and stalled rank are each named, and nothing else;
+//! a run without a fault names nobody. Sizes and iterations keep a run to seconds on a loaded
+//! 2-core machine; the planted slowdown is 5x against a slow threshold of 2x the job's
+//! reference, and every slow round is measured again before anyone is named.
+#![cfg(feature = "mpi")]
+
+use crate::support::mpi::have_mpirun;
+use serde_json::Value;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+const FOUR: &str = "n1,n1,n2,n2";
+const EIGHT: &str = "n1,n1,n2,n2,n3,n3,n4,n4";
+
+struct Located {
+    code: Option<i32>,
+    text: String,
+    doc: Value,
+    took: Duration,
+}
+
+/// `mpirun -np N ncclbench locate` on `hosts` with the test switches `env`.
+fn locate(np: usize, hosts: &str, env: &[(&str, &str)]) -> Located {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut all = vec![("NCCLBENCH_TEST_HOSTNAMES", hosts)];
+    all.extend_from_slice(env);
+    let mut c = crate::support::mpi::mpirun(np, &all);
+    c.args([
+        "locate",
+        "--backend",
+        "mpi",
+        "-b",
+        "1M",
+        "-w",
+        "3",
+        "-n",
+        "10",
+        "-T",
+        "3",
+    ]);
+    c.arg("--out").arg(&out);
+    let t = Instant::now();
+    let o: Output = c.output().unwrap();
+    let took = t.elapsed();
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    let doc = std::fs::read_to_string(out.join("locate.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(Value::Null);
+    Located {
+        code: o.status.code(),
+        text,
+        doc,
+        took,
+    }
+}
+
+/// `(what, where)` of every suspect, in rank order.
+fn named(l: &Located) -> Vec<(String, String)> {
+    l.doc["suspects"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no locate.json: {}", l.text))
+        .iter()
+        .map(|s| {
+            (
+                s["what"].as_str().unwrap().to_string(),
+                s["where"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pair(what: &str, place: &str) -> Vec<(String, String)> {
+    vec![(what.to_string(), place.to_string())]
+}
+
+#[test]
+fn a_run_without_a_fault_names_nobody() {
+    if !have_mpirun() {
+        return;
+    }
+    for (np, hosts) in [(4, FOUR), (8, EIGHT)] {
+        let l = locate(np, hosts, &[]);
+        assert_eq!(l.code, Some(0), "{}", l.text);
+        assert!(named(&l).is_empty(), "{}", l.text);
+        assert!(l.text.contains("# locate: no suspect"), "{}", l.text);
+        assert_eq!(l.doc["status"], 0);
+    }
+}
+
+#[test]
+fn a_slow_rank_is_named_as_its_gpu_and_its_host_excluded() {
+    if !have_mpirun() {
+        return;
+    }
+    let env = [
+        ("NCCLBENCH_TEST_LOCATE_SLOW_RANK", "3"),
+        ("NCCLBENCH_TEST_LOCATE_SLOW_FACTOR", "5"),
+    ];
+    let l = locate(4, FOUR, &env);
+    assert_eq!(l.code, Some(1), "{}", l.text);
+    assert_eq!(named(&l), pair("gpu", "n2 GPU 1 (rank 3)"), "{}", l.text);
+    assert!(l.text.contains("# slurm: --exclude=n2"), "{}", l.text);
+    assert_eq!(l.doc["exclude"], serde_json::json!(["n2"]));
+}
+
+#[test]
+fn a_slow_node_is_named_alone() {
+    if !have_mpirun() {
+        return;
+    }
+    let env = [
+        ("NCCLBENCH_TEST_LOCATE_SLOW_HOST", "n3"),
+        ("NCCLBENCH_TEST_LOCATE_SLOW_FACTOR", "5"),
+    ];
+    let l = locate(8, EIGHT, &env);
+    assert_eq!(l.code, Some(1), "{}", l.text);
+    assert_eq!(named(&l), pair("node", "n3"), "{}", l.text);
+    assert_eq!(l.doc["slurm_exclude"], "--exclude=n3");
+}
+
+#[test]
+fn a_slow_pair_is_a_link_between_healthy_nodes_and_excludes_nobody() {
+    if !have_mpirun() {
+        return;
+    }
+    // GPU 1 of n1 and GPU 1 of n2: they meet once, on rail 1.
+    let env = [
+        ("NCCLBENCH_TEST_LOCATE_SLOW_PAIR", "1-3"),
+        ("NCCLBENCH_TEST_LOCATE_SLOW_FACTOR", "5"),
+    ];
+    let l = locate(8, EIGHT, &env);
+    assert_eq!(l.code, Some(1), "{}", l.text);
+    assert_eq!(named(&l), pair("link", "n1 - n2 rail 1"), "{}", l.text);
+    assert_eq!(l.doc["exclude"], serde_json::json!([]));
+    assert!(l.text.contains("# slurm: no host to exclude"), "{}", l.text);
+}
+
+#[test]
+fn a_stalled_rank_is_named_and_the_run_finishes() {
+    if !have_mpirun() {
+        return;
+    }
+    // Op 20 of rank 5: inside the first rail round (13 calls per group: 3 warm-up, 10 timed).
+    let env = [
+        ("NCCLBENCH_TEST_STALL_RANK", "5"),
+        ("NCCLBENCH_TEST_STALL_OP", "20"),
+    ];
+    let l = locate(8, EIGHT, &env);
+    assert_eq!(l.code, Some(1), "{}", l.text);
+    assert_eq!(named(&l), pair("hung", "n3 GPU 1 (rank 5)"), "{}", l.text);
+    assert_eq!(l.doc["silent"][0]["rank"], 5);
+    assert_eq!(l.doc["exclude"], serde_json::json!(["n3"]));
+    // The partner's wait (-T 3), rank 0's report deadline (-T after its own end, plus 2 s),
+    // and seconds of rounds and start-up: far from a hang.
+    assert!(l.took < Duration::from_secs(40), "took {:?}", l.took);
+}
