@@ -98,8 +98,12 @@ pub fn check_at_group_end(st: &State) -> Result<(), NcclError> {
 }
 
 /// `ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t*)`.
+///
+/// # Safety
+/// `newcomm` must be NULL (refused) or valid for one handle's write; `config` NULL or a
+/// readable `ncclConfig_t`, as NCCL requires.
 #[no_mangle]
-pub extern "C" fn ncclCommSplit(
+pub unsafe extern "C" fn ncclCommSplit(
     comm: *mut c_void,
     color: c_int,
     key: c_int,

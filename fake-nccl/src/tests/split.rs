@@ -15,11 +15,23 @@ fn count_rank(c: Ptr) -> (c_int, c_int) {
     (n, r)
 }
 
+/// `ncclCommSplit` with the handle written to `out`, a valid place for it.
+fn split_into(
+    comm: Ptr,
+    color: c_int,
+    key: c_int,
+    out: &mut Ptr,
+    config: *mut std::ffi::c_void,
+) -> NcclResult {
+    // SAFETY: `out` is a live handle slot; `config` is NULL in every call here.
+    unsafe { ncclCommSplit(comm, color, key, out, config) }
+}
+
 /// Splits 4 ranks with these colours and keys inside one group.
 fn split(rs: &[Rank], colors: [c_int; 4], keys: [c_int; 4]) -> Vec<Ptr> {
     let mut out = vec![std::ptr::null_mut(); 4];
     grouped(rs, |r, k| {
-        ncclCommSplit(
+        split_into(
             k.comm,
             colors[r],
             keys[r],
@@ -68,16 +80,16 @@ fn the_group_rule_a_missing_rank_bad_colours_and_old_versions_are_refused() {
     rs[0].on();
     // Ungrouped from a thread that owns every rank: real NCCL would deadlock.
     assert_eq!(
-        ncclCommSplit(rs[0].comm, 0, 0, &mut out, std::ptr::null_mut()),
+        split_into(rs[0].comm, 0, 0, &mut out, std::ptr::null_mut()),
         NCCL_INVALID_USAGE
     );
     assert!(last_error().contains("would deadlock"), "{}", last_error());
     // Three of four ranks call: nobody else can, NCCL would hang in ncclGroupEnd.
-    let mut three = vec![std::ptr::null_mut(); 4];
+    let mut three = [std::ptr::null_mut(); 4];
     assert_eq!(ncclGroupStart(), 0);
     for r in 1..4 {
         assert_eq!(
-            ncclCommSplit(rs[r].comm, 0, 0, &mut three[r], std::ptr::null_mut()),
+            split_into(rs[r].comm, 0, 0, &mut three[r], std::ptr::null_mut()),
             0
         );
     }
@@ -90,14 +102,14 @@ fn the_group_rule_a_missing_rank_bad_colours_and_old_versions_are_refused() {
     // A negative colour other than NCCL_SPLIT_NOCOLOR.
     assert_eq!(ncclGroupStart(), 0);
     assert_eq!(
-        ncclCommSplit(rs[0].comm, -2, 0, &mut out, std::ptr::null_mut()),
+        split_into(rs[0].comm, -2, 0, &mut out, std::ptr::null_mut()),
         NCCL_INVALID_ARGUMENT
     );
     assert_eq!(ncclGroupEnd(), 0);
     set_version_override(Some(21700));
     assert_eq!(ncclGroupStart(), 0);
     assert_eq!(
-        ncclCommSplit(rs[0].comm, 0, 0, &mut out, std::ptr::null_mut()),
+        split_into(rs[0].comm, 0, 0, &mut out, std::ptr::null_mut()),
         NCCL_INVALID_USAGE
     );
     assert!(last_error().contains("2.18.0"), "{}", last_error());
