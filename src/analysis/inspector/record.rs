@@ -2,6 +2,10 @@
 //! profiler output (JSON records or a Prometheus textfile snapshot) and what the production
 //! report aggregates and holds against a benchmark curve.
 //!
+//! The strings records repeat (communicator id and name, host, format version) are shared
+//! ([`Arc<str>`]): a job's file holds millions of records naming a handful of communicators and
+//! one host, and a string allocated per record would cost the reader more than the parse.
+//!
 //! Sizes are kept twice: as the plugin wrote them, and in nccl-tests' convention for the
 //! collective (the size column of a benchmark table), because a job's record is only
 //! comparable with the benchmark row of the same convention.
@@ -87,9 +91,9 @@ pub struct Record {
     /// JSON or Prometheus.
     pub origin: Origin,
     /// Communicator hash (`header.id`); one communicator has one id across its ranks.
-    pub comm_id: String,
+    pub comm_id: Arc<str>,
     /// `comm_name`, where the format version writes it.
-    pub comm_name: Option<String>,
+    pub comm_name: Option<Arc<str>>,
     /// Rank in the communicator (`None` where not written: Prometheus has `gpu` instead).
     pub rank: Option<u32>,
     /// Ranks of the communicator.
@@ -97,7 +101,7 @@ pub struct Record {
     /// Nodes of the communicator, where written.
     pub nnodes: Option<u32>,
     /// Host name (`metadata.hostname`, Prometheus `node`).
-    pub host: Option<String>,
+    pub host: Option<Arc<str>>,
     /// Process id (`metadata.pid`).
     pub pid: Option<u32>,
     /// The GPU (Prometheus `gpu` label), where written.
@@ -126,5 +130,5 @@ pub struct Record {
     /// `metadata.dump_timestamp_us` (or the event trace's time), for ordering records in time.
     pub timestamp_us: Option<u64>,
     /// `inspector_output_format_version` (or the Prometheus `version` label).
-    pub format_version: Option<String>,
+    pub format_version: Option<Arc<str>>,
 }

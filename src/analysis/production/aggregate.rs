@@ -110,7 +110,7 @@ pub fn comm_key(r: &Record) -> String {
     if r.comm_id.is_empty() {
         format!("name:{}", r.comm_name.as_deref().unwrap_or_default())
     } else {
-        r.comm_id.clone()
+        r.comm_id.to_string()
     }
 }
 
@@ -171,7 +171,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
     let mut groups = Vec::new();
     let mut members = Vec::new();
     for ((_, collective, bytes, bytes_hi, nranks), idx) in by_key {
-        let comm_id = records[idx[0]].comm_id.clone();
+        let comm_id = records[idx[0]].comm_id.to_string();
         let bw = spread(idx.iter().map(|&i| busbw[i]));
         for &i in &idx {
             if bw.p50 > 0.0 {
@@ -184,7 +184,9 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
             weight[i] = time_us.p50;
         }
         groups.push(Group {
-            comm_name: idx.iter().find_map(|&i| records[i].comm_name.clone()),
+            comm_name: idx
+                .iter()
+                .find_map(|&i| records[i].comm_name.as_deref().map(str::to_string)),
             comm_id,
             collective,
             bytes,
@@ -245,10 +247,14 @@ pub fn ranks(records: &[Record], agg: &Aggregation) -> Vec<RankRow> {
     by_rank
         .into_iter()
         .map(|((_, rank), idx)| RankRow {
-            comm_id: records[idx[0]].comm_id.clone(),
-            comm_name: idx.iter().find_map(|&i| records[i].comm_name.clone()),
+            comm_id: records[idx[0]].comm_id.to_string(),
+            comm_name: idx
+                .iter()
+                .find_map(|&i| records[i].comm_name.as_deref().map(str::to_string)),
             rank,
-            host: idx.iter().find_map(|&i| records[i].host.clone()),
+            host: idx
+                .iter()
+                .find_map(|&i| records[i].host.as_deref().map(str::to_string)),
             count: idx.len(),
             rel_busbw_p50: weighted_median(idx.iter().map(|&i| (agg.rel[i], agg.weight[i]))),
             total_time_us: idx.iter().map(|&i| records[i].time_us).sum(),
@@ -260,7 +266,7 @@ pub fn ranks(records: &[Record], agg: &Aggregation) -> Vec<RankRow> {
 pub fn hosts(records: &[Record], agg: &Aggregation) -> Vec<HostRow> {
     let mut by_host: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for &i in agg.members.iter().flatten() {
-        let host = records[i].host.clone().unwrap_or_else(|| "unknown".into());
+        let host = records[i].host.as_deref().unwrap_or("unknown").to_string();
         by_host.entry(host).or_default().push(i);
     }
     by_host

@@ -1,5 +1,5 @@
-//! Readers for NCCL Inspector output: JSON record files ([`json`], split into objects by
-//! [`split`] and streamed in parallel pieces by [`stream`]) and Prometheus textfile snapshots
+//! Readers for NCCL Inspector output: JSON record files ([`json`], most objects read by
+//! [`fast`], split into objects by [`split`] and streamed in parallel pieces by [`stream`]) and Prometheus textfile snapshots
 //! ([`prometheus`]), plain or gzip-compressed, named one by one or as dump directories read
 //! recursively ([`files`]). Sizes are put in nccl-tests' convention by [`convention`].
 //!
@@ -10,7 +10,9 @@
 //! holding none, are an [`Error::Usage`] naming it.
 
 mod convention;
+mod fast;
 mod files;
+mod intern;
 mod json;
 mod prometheus;
 mod split;
@@ -108,9 +110,11 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
             todo.push(path.clone());
         }
     }
-    let results = crate::core::parallel::map(&todo, |path| read_file(path));
-    for (path, result) in todo.iter().zip(results) {
-        let (tally, json) = result?;
+    let results = crate::core::parallel::map(&todo, |path| read_file(path))
+        .into_iter()
+        .collect::<Result<Vec<_>, Error>>()?;
+    let total: usize = results.iter().map(|(t, _)| t.records.len()).sum();
+    for (path, (tally, json)) in todo.iter().zip(results) {
         let name = path.display().to_string();
         set.notes.extend(tally.notes(&name, json));
         if !json && !tally.skipped.is_empty() {
@@ -122,7 +126,13 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
                 .into_iter()
                 .map(|(at, why)| (path.clone(), at, why)),
         );
-        set.records.extend(tally.records);
+        if set.records.is_empty() {
+            // Moved, not copied: a single file's records are most of the memory read.
+            set.records = tally.records;
+            set.records.reserve_exact(total - set.records.len());
+        } else {
+            set.records.extend(tally.records);
+        }
         set.files += 1;
     }
     Ok(set)

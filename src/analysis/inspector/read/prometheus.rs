@@ -168,12 +168,12 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
     Ok(Record {
         file: Arc::clone(file),
         origin: Origin::Prometheus,
-        comm_id: String::new(),
-        comm_name: get("comm_name"),
+        comm_id: Arc::from(""),
+        comm_name: get("comm_name").map(Arc::from),
         rank: None,
         nranks,
         nnodes: count("n_nodes")?,
-        host: get("node"),
+        host: get("node").map(Arc::from),
         pid: None,
         gpu: get("gpu"),
         op,
@@ -189,7 +189,7 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
         timestamp_us: e
             .ts
             .and_then(|ms| u64::try_from(ms).ok()?.checked_mul(1000)),
-        format_version: get("version"),
+        format_version: get("version").map(Arc::from),
     })
 }
 

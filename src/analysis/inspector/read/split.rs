@@ -16,8 +16,10 @@ pub(super) const MAX_RECORD: usize = 1 << 20;
 
 /// What [`scan`] found, offsets relative to the scanned bytes.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Found<'a> {
-    /// One whole object (from `{` to `}`).
+pub(super) enum Found<'a, T> {
+    /// One whole object already read by the quick reader.
+    Read { at: usize, value: T },
+    /// One whole object (from `{` to `}`) left to the caller.
     Object { at: usize, text: &'a [u8] },
     /// Bytes that are no record, with the reason.
     Garbage { at: usize, reason: String },
@@ -96,9 +98,15 @@ fn quote(bytes: &[u8]) -> String {
 }
 
 /// Scans `bytes` from a point between records, calling `f` for each object and each run of
-/// garbage in order. Returns how far the bytes were consumed: their length, or the start of an
-/// object still open at their end.
-pub(super) fn scan<'a>(bytes: &'a [u8], mut f: impl FnMut(Found<'a>)) -> usize {
+/// garbage in order. Each object is first offered to `quick`, given the bytes from its `{` on
+/// (at most [`MAX_RECORD`]), which returns the object's length and what it read of it, or
+/// `None` to have the object found by its braces and passed on as text. Returns how far the
+/// bytes were consumed: their length, or the start of an object still open at their end.
+pub(super) fn scan<'a, T>(
+    bytes: &'a [u8],
+    mut quick: impl FnMut(&'a [u8]) -> Option<(usize, T)>,
+    mut f: impl FnMut(Found<'a, T>),
+) -> usize {
     let mut i = 0;
     loop {
         while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
@@ -113,6 +121,11 @@ pub(super) fn scan<'a>(bytes: &'a [u8], mut f: impl FnMut(Found<'a>)) -> usize {
                 reason: format!("not a JSON object: `{}`", quote(&bytes[i..])),
             });
             i = resync(bytes, i);
+            continue;
+        }
+        if let Some((len, value)) = quick(&bytes[i..bytes.len().min(i + MAX_RECORD)]) {
+            f(Found::Read { at: i, value });
+            i += len;
             continue;
         }
         match object_end(&bytes[i..]) {
@@ -141,10 +154,15 @@ mod tests {
 
     fn found(bytes: &[u8]) -> (Vec<(usize, String)>, usize) {
         let mut out = Vec::new();
-        let consumed = scan(bytes, |f| match f {
-            Found::Object { at, text } => out.push((at, String::from_utf8_lossy(text).into())),
-            Found::Garbage { at, reason } => out.push((at, format!("garbage: {reason}"))),
-        });
+        let consumed = scan(
+            bytes,
+            |_| None::<(usize, ())>,
+            |f| match f {
+                Found::Object { at, text } => out.push((at, String::from_utf8_lossy(text).into())),
+                Found::Garbage { at, reason } => out.push((at, format!("garbage: {reason}"))),
+                Found::Read { .. } => unreachable!(),
+            },
+        );
         (out, consumed)
     }
 

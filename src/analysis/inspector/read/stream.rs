@@ -8,7 +8,9 @@
 //! object, and the block is scanned again from that piece's start as one piece. The result is
 //! the same as one sequential scan, whatever the cuts.
 
-use super::json::{parse, Parsed};
+use super::fast;
+use super::intern::Interner;
+use super::json::{build, parse, Parsed};
 use super::split::{scan, Found, MAX_RECORD};
 use super::tally::Tally;
 use memchr::memmem;
@@ -24,9 +26,20 @@ const PIECE: usize = 512 << 10;
 
 /// Reads `r` in blocks of about [`BLOCK`] bytes, each ending after a newline that is followed
 /// by `{` where the block holds one, so that few records straddle blocks; `send` returns
-/// false to stop. An error is sent as the last item.
-fn read_blocks(r: &mut dyn Read, mut send: impl FnMut(io::Result<Vec<u8>>) -> bool) {
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + MAX_RECORD);
+/// false to stop. An error is sent as the last item. Blocks are read into the buffers `spare`
+/// hands back where it has one (memory written before costs no page faults).
+fn read_blocks(
+    r: &mut dyn Read,
+    mut send: impl FnMut(io::Result<Vec<u8>>) -> bool,
+    mut spare: impl FnMut() -> Option<Vec<u8>>,
+) {
+    let mut fresh = || {
+        let mut b = spare().unwrap_or_default();
+        b.clear();
+        b.reserve(BLOCK + MAX_RECORD);
+        b
+    };
+    let mut buf: Vec<u8> = fresh();
     loop {
         let want = (BLOCK.saturating_sub(buf.len())).max(64 << 10) as u64;
         match (&mut *r).take(want).read_to_end(&mut buf) {
@@ -46,12 +59,11 @@ fn read_blocks(r: &mut dyn Read, mut send: impl FnMut(io::Result<Vec<u8>>) -> bo
             }
             Ok(_) if buf.len() < BLOCK => continue,
             Ok(_) => {
-                let tail = match memmem::rfind(&buf, b"\n{") {
-                    Some(k) => buf.split_off(k + 1),
-                    None => Vec::new(),
-                };
-                let mut next = Vec::with_capacity(BLOCK + MAX_RECORD);
-                next.extend_from_slice(&tail);
+                let mut next = fresh();
+                if let Some(k) = memmem::rfind(&buf, b"\n{") {
+                    next.extend_from_slice(&buf[k + 1..]);
+                    buf.truncate(k + 1);
+                }
                 if !send(Ok(std::mem::replace(&mut buf, next))) {
                     return;
                 }
@@ -70,12 +82,20 @@ struct PieceOut {
 /// Scans and parses one piece whose first byte is at `base` in the file.
 fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
     let mut tally = Tally::default();
-    let consumed = scan(bytes, |found| match found {
-        Found::Object { at, text } => match parse(text, file) {
-            Parsed::Record(r, verbose) => tally.record(*r, verbose),
-            Parsed::OtherKind(kind) => tally.other_kind(kind),
-            Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
-        },
+    // Records are at least 200 bytes (header, section and the required fields).
+    tally.records.reserve(bytes.len() / 200);
+    let mut strings = Interner::default();
+    // The piece's own handle on the path: records count references to it, and one count
+    // shared by every thread would be a cache line they all write.
+    let file = Arc::new(PathBuf::clone(file));
+    let add = |tally: &mut Tally, at: usize, parsed: Parsed| match parsed {
+        Parsed::Record(r, verbose) => tally.record(r, verbose),
+        Parsed::OtherKind(kind) => tally.other_kind(kind),
+        Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
+    };
+    let consumed = scan(bytes, fast::raw, |found| match found {
+        Found::Read { at, value } => add(&mut tally, at, build(value, &file, &mut strings)),
+        Found::Object { at, text } => add(&mut tally, at, parse(text, &file, &mut strings)),
         Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
     });
     PieceOut { tally, consumed }
@@ -108,7 +128,9 @@ struct Consumer {
 }
 
 impl Consumer {
-    fn feed(&mut self, block: Vec<u8>) {
+    /// Parses `block` (after what was carried from the last); returns the block's buffer for
+    /// reuse.
+    fn feed(&mut self, block: Vec<u8>) -> Vec<u8> {
         let data = if self.carry.is_empty() {
             block
         } else {
@@ -136,29 +158,32 @@ impl Consumer {
             outs[last].consumed += spans[last].0;
         }
         let consumed = outs.last().map_or(0, |o| o.consumed);
+        // Each block's pieces join the file's tally at once, so that the pieces' memory is
+        // reused by the next block's rather than all of it held (and faulted in) until the end.
         for out in outs {
             self.tally.merge(out.tally);
         }
         self.carry = data[consumed..].to_vec();
         self.offset += consumed as u64;
+        data
     }
 
     /// The tally at the end of the file (or of what could be read of it).
-    fn finish(mut self, error: Option<io::Error>) -> Tally {
+    fn finish(self, error: Option<io::Error>) -> Tally {
+        let mut tally = self.tally;
         let name = self.file.display().to_string();
         let end = self.offset + self.carry.len() as u64;
         if let Some(e) = error {
-            self.tally
-                .note(format!("{name}: read stopped at byte {end}: {e}"));
+            tally.note(format!("{name}: read stopped at byte {end}: {e}"));
         }
         if !self.carry.is_empty() {
-            self.tally.note(format!(
+            tally.note(format!(
                 "{name}: cut mid-record at byte {}: {} bytes dropped",
                 self.offset,
                 self.carry.len()
             ));
         }
-        self.tally
+        tally
     }
 }
 
@@ -172,17 +197,22 @@ pub(super) fn read_json(file: Arc<PathBuf>, mut reader: Box<dyn Read + Send>) ->
     };
     let mut error = None;
     let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
+    let (back, spent) = mpsc::channel::<Vec<u8>>();
     let source = &mut reader;
     let threaded = std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("inspector-read".into())
             .spawn_scoped(scope, move || {
-                read_blocks(&mut **source, |b| tx.send(b).is_ok())
+                read_blocks(
+                    &mut **source,
+                    |b| tx.send(b).is_ok(),
+                    || spent.try_recv().ok(),
+                )
             });
         if spawned.is_ok() {
             for block in rx.iter() {
                 match block {
-                    Ok(b) => consumer.feed(b),
+                    Ok(b) => drop(back.send(consumer.feed(b))),
                     Err(e) => error = Some(e),
                 }
             }
@@ -191,13 +221,18 @@ pub(super) fn read_json(file: Arc<PathBuf>, mut reader: Box<dyn Read + Send>) ->
     });
     if !threaded {
         // No thread to spare: read and parse in turn on this one.
-        read_blocks(&mut *reader, |b| {
-            match b {
-                Ok(b) => consumer.feed(b),
-                Err(e) => error = Some(e),
-            }
-            true
-        });
+        let spare = std::cell::Cell::new(None);
+        read_blocks(
+            &mut *reader,
+            |b| {
+                match b {
+                    Ok(b) => spare.set(Some(consumer.feed(b))),
+                    Err(e) => error = Some(e),
+                }
+                true
+            },
+            || spare.take(),
+        );
     }
     consumer.finish(error)
 }

@@ -35,10 +35,10 @@ impl Tally {
     pub(super) fn record(&mut self, r: Record, verbose: bool) {
         self.verbose += u64::from(verbose);
         match &r.format_version {
-            Some(v) => match self.versions.get_mut(v) {
+            Some(v) => match self.versions.get_mut(&**v) {
                 Some(n) => *n += 1,
                 None => {
-                    self.versions.insert(v.clone(), 1);
+                    self.versions.insert(v.to_string(), 1);
                 }
             },
             None => self.unversioned += 1,

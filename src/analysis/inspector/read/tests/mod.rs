@@ -2,6 +2,7 @@
 //! each documented shape ([`json`]), files cut mid-object ([`truncation`]), dump directories,
 //! gzip and bad input ([`files`]), Prometheus snapshots ([`prometheus`]).
 
+mod fast;
 mod files;
 mod json;
 mod prometheus;

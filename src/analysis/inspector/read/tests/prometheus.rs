@@ -21,7 +21,7 @@ fn base(file: &Path) -> Record {
     Record {
         file: Arc::new(file.to_path_buf()),
         origin: Origin::Prometheus,
-        comm_id: String::new(),
+        comm_id: "".into(),
         comm_name: Some("DP Group 0".into()),
         rank: None,
         nranks: 4,
