@@ -1,5 +1,8 @@
-//! One JSON record object into a [`Record`]: borrowed deserialisation into private structs
-//! that hold only the fields kept (serde skips the rest without building it).
+//! One JSON record object into a [`Record`]: borrowed deserialisation into structs that hold
+//! only the fields kept (serde skips the rest without building it), and [`build`], which turns
+//! their content into the record or the reason there is none. Most objects never reach serde:
+//! [`fast`](super::fast) fills the same structs in one pass and leaves only what it cannot
+//! read exactly as serde would.
 //!
 //! The plugin (output format v4.0) writes each record as `{"header": {...}, "metadata":
 //! {...}, "coll_perf" | "p2p_perf": {...}}`. `header` holds `id` (the communicator hash as a
