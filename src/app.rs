@@ -54,15 +54,12 @@ fn status(outcome: Result<u8, Error>) -> u8 {
 fn report_once(e: &Error) -> u8 {
     match crate::bench::job::launcher::detect().and_then(|l| l.rank) {
         Some(rank) if rank != 0 => {
-            std::thread::sleep(OTHER_RANKS_WAIT);
+            std::thread::sleep(crate::bench::job::launcher::OTHER_RANKS_WAIT);
             e.exit_code()
         }
         _ => report(e),
     }
 }
-
-/// How long a rank other than 0 waits before exiting with a command-line error.
-const OTHER_RANKS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Prints the error as one line and returns its exit status; a reader that went away (`| head`)
 /// is not an error.

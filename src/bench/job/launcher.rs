@@ -5,6 +5,13 @@
 
 pub use crate::result::environment::Launcher;
 
+/// How long a process other than rank 0 waits before exiting with an error every process of
+/// the job shares, so that rank 0 can say it first: a launcher that sees one process fail kills
+/// the rest (mpirun aborts the job at the first non-zero exit), which could otherwise take rank
+/// 0 down before its line is out. Once rank 0 has exited, the launcher ends the wait; where it
+/// does not, the wait is bounded by this.
+pub const OTHER_RANKS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// The launcher of this process, read from its environment.
 pub fn detect() -> Option<Launcher> {
     detect_from(|k| std::env::var(k).ok())

@@ -41,6 +41,11 @@ pub fn check(
     if boot.max_u64(u64::from(found.is_some()))? == 0 {
         return Ok(());
     }
+    if !boot.is_root() {
+        // Process 0 names the differences; leaving at once could have the launcher kill it
+        // (or its hang watch report this process as dead) before its line is out.
+        std::thread::sleep(crate::bench::job::launcher::OTHER_RANKS_WAIT);
+    }
     Err(Error::usage(found.unwrap_or_else(|| {
         format!(
             "process {rank}: the processes of this job built different plans (process 0 names \
