@@ -93,11 +93,16 @@ fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
         Parsed::OtherKind(kind) => tally.other_kind(kind),
         Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
     };
-    let consumed = scan(bytes, fast::raw, |found| match found {
-        Found::Read { at, value } => add(&mut tally, at, build(value, &file, &mut strings)),
-        Found::Object { at, text } => add(&mut tally, at, parse(text, &file, &mut strings)),
-        Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
-    });
+    let mut shapes = fast::Shapes::default();
+    let consumed = scan(
+        bytes,
+        |text| shapes.read(text),
+        |found| match found {
+            Found::Read { at, value } => add(&mut tally, at, build(value, &file, &mut strings)),
+            Found::Object { at, text } => add(&mut tally, at, parse(text, &file, &mut strings)),
+            Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
+        },
+    );
     PieceOut { tally, consumed }
 }
 

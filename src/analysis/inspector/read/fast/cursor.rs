@@ -3,6 +3,7 @@
 //! integers, plain decimals, `null`, and any well-formed value skipped. Every method returns
 //! `None` where serde must decide instead (see the parent module).
 
+use super::shape::{Mark, Slot};
 use std::borrow::Cow;
 
 /// Nesting depth beyond which the fast path leaves the object to serde (serde_json's own limit
@@ -22,20 +23,76 @@ pub(super) fn ascii(bytes: &[u8]) -> &str {
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
-/// A position in the bytes of one object.
+/// A position in the bytes of one object, and, while learning, where each value read lay.
 pub(super) struct Cursor<'a> {
     b: &'a [u8],
     i: usize,
+    /// Where each field's value lay (`None`: not learning).
+    marks: Option<Vec<Mark>>,
 }
 
 impl<'a> Cursor<'a> {
     pub(super) fn new(b: &'a [u8]) -> Self {
-        Cursor { b, i: 0 }
+        Cursor {
+            b,
+            i: 0,
+            marks: None,
+        }
+    }
+
+    /// A cursor that notes where each value read through [`Cursor::slot`] lay, in `marks`
+    /// (emptied first).
+    pub(super) fn learning(b: &'a [u8], mut marks: Vec<Mark>) -> Self {
+        marks.clear();
+        Cursor {
+            b,
+            i: 0,
+            marks: Some(marks),
+        }
+    }
+
+    /// The marks noted (empty when not learning).
+    pub(super) fn into_marks(self) -> Vec<Mark> {
+        self.marks.unwrap_or_default()
     }
 
     /// How many bytes were read.
     pub(super) fn at(&self) -> usize {
         self.i
+    }
+
+    /// Reads a value with `f` and, while learning, notes where it lay as `slot`'s.
+    #[inline]
+    pub(super) fn slot<T>(
+        &mut self,
+        slot: Slot,
+        f: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<T> {
+        let start = self.i;
+        let value = f(self)?;
+        if let Some(marks) = &mut self.marks {
+            marks.push(Mark {
+                start,
+                end: self.i,
+                slot,
+            });
+        }
+        Some(value)
+    }
+
+    /// Notes, while learning, that a section's value starts here.
+    pub(super) fn begin(&mut self, slot: Slot) {
+        self.slot(slot, |_| Some(()));
+    }
+
+    /// The bytes not read yet.
+    pub(super) fn rest(&self) -> &'a [u8] {
+        &self.b[self.i..]
+    }
+
+    /// Steps over `n` bytes the caller has checked.
+    pub(super) fn advance(&mut self, n: usize) {
+        self.i += n;
     }
 
     /// The next byte after JSON whitespace, not consumed.
@@ -61,16 +118,24 @@ impl<'a> Cursor<'a> {
         mut f: impl FnMut(&mut Self, &'a [u8]) -> Option<()>,
     ) -> Option<()> {
         self.eat(b'{')?;
-        if self.eat(b'}').is_some() {
+        self.list(b'}', |c| {
+            let key = c.string()?;
+            c.eat(b':')?;
+            f(c, key)
+        })
+    }
+
+    /// The items of an object or array after its opening byte, up to `close`: `item` reads
+    /// each, and they are separated by commas.
+    fn list(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        if self.eat(close).is_some() {
             return Some(());
         }
         loop {
-            let key = self.string()?;
-            self.eat(b':')?;
-            f(self, key)?;
+            item(self)?;
             match self.peek()? {
                 b',' => self.i += 1,
-                b'}' => {
+                c if c == close => {
                     self.i += 1;
                     return Some(());
                 }
@@ -222,20 +287,7 @@ impl<'a> Cursor<'a> {
             b'{' => self.members(|c, _| c.skip(depth + 1)),
             b'[' => {
                 self.i += 1;
-                if self.eat(b']').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.skip(depth + 1)?;
-                    match self.peek()? {
-                        b',' => self.i += 1,
-                        b']' => {
-                            self.i += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
+                self.list(b']', |c| c.skip(depth + 1))
             }
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),

@@ -6,31 +6,35 @@
 
 use super::super::fast;
 use super::super::intern::Interner;
-use super::super::json::{build, parse, Parsed};
+use super::super::json::{build, parse, Parsed, Raw};
 use super::super::split::{scan, Found};
 use super::{ALL_REDUCE, OLD_ALL_GATHER, SEND};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What scanning `bytes` yields, with or without the fast path, and how far it consumed.
-fn outcomes(bytes: &[u8], quick: bool) -> (Vec<(usize, Parsed)>, usize) {
+pub(super) fn outcomes(bytes: &[u8], quick: bool) -> (Vec<(usize, Parsed)>, usize) {
+    outcomes_with(bytes, |b| if quick { fast::raw(b) } else { None })
+}
+
+/// What scanning `bytes` yields with `quick` as the fast path.
+pub(super) fn outcomes_with<'a>(
+    bytes: &'a [u8],
+    quick: impl FnMut(&'a [u8]) -> Option<(usize, Raw<'a>)>,
+) -> (Vec<(usize, Parsed)>, usize) {
     let file = Arc::new(PathBuf::from("f.log"));
     let mut strings = Interner::default();
     let mut out = Vec::new();
-    let consumed = scan(
-        bytes,
-        |b| if quick { fast::raw(b) } else { None },
-        |found| match found {
-            Found::Read { at, value } => out.push((at, build(value, &file, &mut strings))),
-            Found::Object { at, text } => out.push((at, parse(text, &file, &mut strings))),
-            Found::Garbage { at, reason } => out.push((at, Parsed::Skip(reason))),
-        },
-    );
+    let consumed = scan(bytes, quick, |found| match found {
+        Found::Read { at, value } => out.push((at, build(value, &file, &mut strings))),
+        Found::Object { at, text } => out.push((at, parse(text, &file, &mut strings))),
+        Found::Garbage { at, reason } => out.push((at, Parsed::Skip(reason))),
+    });
     (out, consumed)
 }
 
 /// Records of every shape the plugin writes, and forms users make of them.
-fn shapes() -> Vec<String> {
+pub(super) fn shapes() -> Vec<String> {
     let trace = r#","event_trace_sn":{"coll_start_sn":1,"kernel_events":[{"channel_id":0,"kernel_start_sn":3}]},"event_trace_ts":{"coll_start_ts":1752867229235059,"coll_stop_ts":1752867229235064,"kernel_events":[]}}}"#;
     let pretty = serde_json::to_string_pretty(
         &serde_json::from_str::<serde_json::Value>(ALL_REDUCE).unwrap(),
@@ -106,7 +110,7 @@ fn values_serde_reads_differently_are_left_to_serde() {
 }
 
 /// A small deterministic generator (xorshift64*).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -116,13 +120,13 @@ impl Rng {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 }
 
 /// One to three random edits of `text`.
-fn mutate(rng: &mut Rng, text: &[u8]) -> Vec<u8> {
+pub(super) fn mutate(rng: &mut Rng, text: &[u8]) -> Vec<u8> {
     const BYTES: &[u8] = b"{}[]\":,\\ \n\t019.-eEnulltrfa\x01\xc3\xa9";
     const VALUES: &[&str] = &[
         "-1",

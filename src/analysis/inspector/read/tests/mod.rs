@@ -1,11 +1,13 @@
 //! Tests of the Inspector readers through [`read_paths`](super::read_paths): JSON records of
 //! each documented shape ([`json`]), files cut mid-object ([`truncation`]), dump directories,
-//! gzip and bad input ([`files`]), Prometheus snapshots ([`prometheus`]).
+//! gzip and bad input ([`files`]), Prometheus snapshots ([`prometheus`]); the fast path and
+//! its record shapes against serde ([`fast`], [`shape`]).
 
 mod fast;
 mod files;
 mod json;
 mod prometheus;
+mod shape;
 mod truncation;
 
 use super::{read_paths, InspectorSet};

@@ -1,0 +1,272 @@
+//! Record shapes: the plugin writes every record of a kind with the same keys in the same order
+//! and the same punctuation, so after one record of a kind has been read field by field, the
+//! next is read by checking that the bytes between its values are those same bytes (one
+//! comparison per field instead of reading and matching each key) and reading each value where
+//! the shape says it lies.
+//!
+//! A shape is the list of steps the field-by-field reader took on one record: the bytes from
+//! the end of one value to the start of the next (keys, colons, commas, braces, whitespace,
+//! exactly) and what the next value is. The shapes a piece has learned share their common
+//! beginnings as a tree, so a record of another kind costs the comparison where the kinds part,
+//! not a second reading from the start.
+//!
+//! Reading along a shape gives exactly what the field-by-field reader gives: the bytes outside
+//! the values are the learned record's, so that reader would meet the same keys in the same
+//! sections in the same order (no field twice, as it refuses those before a shape is learned),
+//! and each value is read by the same method it would call. A record that leaves the tree
+//! anywhere (other keys, other spacing, a value the method refuses) goes back to the
+//! field-by-field reader, which may learn it as a new shape. Sections and fields the shape does
+//! not replay (a verbose record's event trace, a section of another kind) are never learned.
+
+use super::cursor::Cursor;
+use crate::analysis::inspector::read::json::{Perf, Raw};
+
+/// What a step reads after its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::analysis::inspector::read) enum Slot {
+    /// `header`'s object starts.
+    Header,
+    /// `metadata`'s object starts.
+    Meta,
+    /// `coll_perf`'s object starts.
+    Coll,
+    /// `p2p_perf`'s object starts.
+    P2p,
+    Id,
+    CommName,
+    Rank,
+    NRanks,
+    NNodes,
+    Version,
+    Timestamp,
+    Host,
+    Pid,
+    /// The function name (`coll` / `p2p`).
+    Name,
+    Seq,
+    Peer,
+    Bytes,
+    Time,
+    Timing,
+    AlgBw,
+    BusBw,
+    /// A field the record does not keep, inside a section.
+    Skip2,
+    /// Something a shape does not replay: the record is not learned.
+    Never,
+    /// The object's end (the step's bytes end with its closing brace).
+    End,
+}
+
+/// Where one value read lay in its object, and what it was.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::analysis::inspector::read) struct Mark {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) slot: Slot,
+}
+
+/// One step of a shape: its bytes (a range of [`Shapes::bytes`]), what follows them, and the
+/// steps that may come next.
+struct Node {
+    from: u32,
+    len: u32,
+    slot: Slot,
+    next: Vec<u32>,
+}
+
+/// The most steps a piece keeps; a file whose records keep changing shape stops being learned
+/// (each record is then read field by field, as without shapes).
+const MAX_NODES: usize = 4096;
+
+/// The most bytes of steps a piece keeps.
+const MAX_BYTES: usize = 1 << 20;
+
+/// The shapes one piece has learned.
+#[derive(Default)]
+pub(in crate::analysis::inspector::read) struct Shapes {
+    bytes: Vec<u8>,
+    nodes: Vec<Node>,
+    roots: Vec<u32>,
+    /// Memory for the marks of the next record learned.
+    marks: Vec<Mark>,
+}
+
+impl Shapes {
+    /// Reads the object at the start of `text` (as [`super::raw`] does): along a learned shape
+    /// when one fits, else field by field, learning the record's shape.
+    pub(in crate::analysis::inspector::read) fn read<'a>(
+        &mut self,
+        text: &'a [u8],
+    ) -> Option<(usize, Raw<'a>)> {
+        if let Some(read) = self.replay(text) {
+            return Some(read);
+        }
+        if self.nodes.len() >= MAX_NODES {
+            return super::raw(text);
+        }
+        let (read, marks) = super::raw_marked(text, std::mem::take(&mut self.marks));
+        if let Some((len, _)) = &read {
+            self.learn(&text[..*len], &marks);
+        }
+        self.marks = marks;
+        read
+    }
+
+    /// Whether `text` fits a learned shape (for tests).
+    #[cfg(test)]
+    pub(in crate::analysis::inspector::read) fn fits(&self, text: &[u8]) -> bool {
+        self.replay(text).is_some()
+    }
+
+    /// How many steps the learned shapes hold (for tests).
+    #[cfg(test)]
+    pub(in crate::analysis::inspector::read) fn steps(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The object read along a learned shape, or `None` where none fits.
+    fn replay<'a>(&self, text: &'a [u8]) -> Option<(usize, Raw<'a>)> {
+        let mut c = Cursor::new(text);
+        let mut raw = Raw::default();
+        // Which perf section the perf fields go to.
+        let mut p2p = false;
+        let mut next = &self.roots;
+        loop {
+            let node = next.iter().map(|&k| &self.nodes[k as usize]).find(|n| {
+                follows(
+                    &mut c,
+                    &self.bytes[n.from as usize..(n.from + n.len) as usize],
+                )
+            })?;
+            match node.slot {
+                Slot::Header => raw.header = Some(Default::default()),
+                Slot::Meta => raw.metadata = Some(Default::default()),
+                Slot::Coll => {
+                    raw.coll = Some(Default::default());
+                    p2p = false;
+                }
+                Slot::P2p => {
+                    raw.p2p = Some(Default::default());
+                    p2p = true;
+                }
+                Slot::Id => raw.header.as_mut()?.id = c.opt_str()?,
+                Slot::CommName => raw.header.as_mut()?.comm_name = c.opt_str()?,
+                Slot::Rank => raw.header.as_mut()?.rank = c.opt_u32()?,
+                Slot::NRanks => raw.header.as_mut()?.n_ranks = c.opt_u32()?,
+                Slot::NNodes => raw.header.as_mut()?.nnodes = c.opt_u32()?,
+                Slot::Version => {
+                    raw.metadata.as_mut()?.inspector_output_format_version = c.opt_str()?
+                }
+                Slot::Timestamp => raw.metadata.as_mut()?.dump_timestamp_us = c.opt_u64()?,
+                Slot::Host => raw.metadata.as_mut()?.hostname = c.opt_str()?,
+                Slot::Pid => raw.metadata.as_mut()?.pid = c.opt_u32()?,
+                Slot::Name => perf(&mut raw, p2p)?.coll = c.opt_str()?,
+                Slot::Seq => perf(&mut raw, p2p)?.coll_sn = c.opt_u64()?,
+                Slot::Peer => perf(&mut raw, p2p)?.p2p_peer = c.opt_u32()?,
+                Slot::Bytes => perf(&mut raw, p2p)?.coll_msg_size_bytes = c.opt_u64()?,
+                Slot::Time => perf(&mut raw, p2p)?.coll_exec_time_us = c.opt_f64()?,
+                Slot::Timing => perf(&mut raw, p2p)?.coll_timing_source = c.opt_str()?,
+                Slot::AlgBw => perf(&mut raw, p2p)?.coll_algobw_gbs = c.bandwidth()?,
+                Slot::BusBw => perf(&mut raw, p2p)?.coll_busbw_gbs = c.bandwidth()?,
+                Slot::Skip2 => c.skip(2)?,
+                Slot::Never => return None,
+                Slot::End => return Some((c.at(), raw)),
+            }
+            next = &node.next;
+        }
+    }
+}
+
+/// Whether two slices of equal length hold the same bytes, compared eight at a time: the
+/// steps of a shape are a few dozen bytes each, and a call to the C library's `memcmp` per
+/// step was a tenth of the reading time.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let word = |s: &[u8]| u64::from_ne_bytes(s.try_into().expect("eight bytes"));
+    let (mut x, mut y) = (a, b);
+    while x.len() >= 8 {
+        if word(&x[..8]) != word(&y[..8]) {
+            return false;
+        }
+        (x, y) = (&x[8..], &y[8..]);
+    }
+    if x.len() >= 4 {
+        let half = |s: &[u8]| u32::from_ne_bytes(s.try_into().expect("four bytes"));
+        let n = x.len();
+        // Two overlapping words cover 4 to 7 bytes.
+        return half(&x[..4]) == half(&y[..4]) && half(&x[n - 4..]) == half(&y[n - 4..]);
+    }
+    x.iter().zip(y).all(|(p, q)| p == q)
+}
+
+/// Whether `lit` comes next at `c`, byte for byte (consumed if so).
+#[inline]
+fn follows(c: &mut Cursor<'_>, lit: &[u8]) -> bool {
+    let rest = c.rest();
+    let yes = rest.len() >= lit.len() && same(&rest[..lit.len()], lit);
+    if yes {
+        c.advance(lit.len());
+    }
+    yes
+}
+
+/// The perf section the perf fields go to.
+fn perf<'r, 'a>(raw: &'r mut Raw<'a>, p2p: bool) -> Option<&'r mut Perf<'a>> {
+    if p2p {
+        raw.p2p.as_mut()
+    } else {
+        raw.coll.as_mut()
+    }
+}
+
+impl Shapes {
+    /// Adds the shape of `text` (one whole object), read field by field with these `marks`.
+    fn learn(&mut self, text: &[u8], marks: &[Mark]) {
+        if marks.iter().any(|m| m.slot == Slot::Never)
+            || self.nodes.len() + marks.len() + 1 > MAX_NODES
+            || self.bytes.len() + text.len() > MAX_BYTES
+        {
+            return;
+        }
+        let steps = marks.iter().map(|m| (m.start, m.end, m.slot)).chain([(
+            text.len(),
+            text.len(),
+            Slot::End,
+        )]);
+        let mut at = 0;
+        let mut parent: Option<usize> = None;
+        for (start, end, slot) in steps {
+            let lit = &text[at..start];
+            at = end;
+            let siblings = match parent {
+                Some(p) => &self.nodes[p].next,
+                None => &self.roots,
+            };
+            let found = siblings.iter().copied().find(|&k| {
+                let n = &self.nodes[k as usize];
+                n.slot == slot && self.bytes[n.from as usize..(n.from + n.len) as usize] == *lit
+            });
+            let k = match found {
+                Some(k) => k,
+                None => {
+                    let k = self.nodes.len() as u32;
+                    self.nodes.push(Node {
+                        from: self.bytes.len() as u32,
+                        len: lit.len() as u32,
+                        slot,
+                        next: Vec::new(),
+                    });
+                    self.bytes.extend_from_slice(lit);
+                    match parent {
+                        Some(p) => self.nodes[p].next.push(k),
+                        None => self.roots.push(k),
+                    }
+                    k
+                }
+            };
+            parent = Some(k as usize);
+        }
+    }
+}
