@@ -2,9 +2,9 @@
 //! profiler output (JSON records or a Prometheus textfile snapshot) and what the production
 //! report aggregates and holds against a benchmark curve.
 //!
-//! The strings records repeat (communicator id and name, host, format version) are shared
-//! ([`Arc<str>`]): a job's file holds millions of records naming a handful of communicators and
-//! one host, and a string allocated per record would cost the reader more than the parse.
+//! What records repeat (communicator, rank, host, process, format version) is one shared
+//! [`Source`]: a job's file holds millions of records from a handful of communicators in one
+//! process, and those fields held per record were half of each record's memory.
 //!
 //! Sizes are kept twice: as the plugin wrote them, and in nccl-tests' convention for the
 //! collective (the size column of a benchmark table), because a job's record is only
@@ -83,17 +83,18 @@ pub enum Origin {
     Prometheus,
 }
 
-/// One recorded operation (or, for a Prometheus snapshot, one label set's latest values).
+/// What every record of one communicator in one process shares (for a Prometheus snapshot,
+/// what one label set's samples share): where the records came from and who wrote them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Record {
-    /// The file it was read from (shared by all of that file's records).
+pub struct Source {
+    /// The file it was read from.
     pub file: Arc<PathBuf>,
     /// JSON or Prometheus.
     pub origin: Origin,
     /// Communicator hash (`header.id`); one communicator has one id across its ranks.
-    pub comm_id: Arc<str>,
+    pub comm_id: String,
     /// `comm_name`, where the format version writes it.
-    pub comm_name: Option<Arc<str>>,
+    pub comm_name: Option<String>,
     /// Rank in the communicator (`None` where not written: Prometheus has `gpu` instead).
     pub rank: Option<u32>,
     /// Ranks of the communicator.
@@ -101,11 +102,22 @@ pub struct Record {
     /// Nodes of the communicator, where written.
     pub nnodes: Option<u32>,
     /// Host name (`metadata.hostname`, Prometheus `node`).
-    pub host: Option<Arc<str>>,
+    pub host: Option<String>,
     /// Process id (`metadata.pid`).
     pub pid: Option<u32>,
     /// The GPU (Prometheus `gpu` label), where written.
     pub gpu: Option<String>,
+    /// NCCL's algorithm and protocol (`Ring_ll`), where written (Prometheus `algo_proto`).
+    pub algo_proto: Option<String>,
+    /// `inspector_output_format_version` (or the Prometheus `version` label).
+    pub format_version: Option<String>,
+}
+
+/// One recorded operation (or, for a Prometheus snapshot, one label set's latest values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Who wrote it (shared by the records of one communicator in one process).
+    pub source: Arc<Source>,
     /// The operation.
     pub op: Op,
     /// Per-communicator sequence number (`coll_sn` / `p2p_sn`).
@@ -125,10 +137,6 @@ pub struct Record {
     pub algbw_gbs: Option<f64>,
     /// Bus bandwidth as written, GB/s.
     pub busbw_gbs: Option<f64>,
-    /// NCCL's algorithm and protocol (`Ring_ll`), where written (Prometheus `algo_proto`).
-    pub algo_proto: Option<String>,
     /// `metadata.dump_timestamp_us` (or the event trace's time), for ordering records in time.
     pub timestamp_us: Option<u64>,
-    /// `inspector_output_format_version` (or the Prometheus `version` label).
-    pub format_version: Option<Arc<str>>,
 }

@@ -98,7 +98,7 @@ pub fn busbw_of(r: &Record) -> Option<f64> {
         return None;
     };
     let (bytes, hi) = size_key(r.size);
-    let n = r.nranks as usize;
+    let n = r.source.nranks as usize;
     let b =
         representative_bytes(bytes, hi) * c.algbw_ratio(n) / r.time_us * 1e-3 * c.busbw_factor(n);
     (r.time_us > 0.0 && b.is_finite()).then_some(b)
@@ -107,10 +107,10 @@ pub fn busbw_of(r: &Record) -> Option<f64> {
 /// The communicator a record belongs to: its hash, or for records without one (Prometheus
 /// snapshots write none) its name.
 pub fn comm_key(r: &Record) -> String {
-    if r.comm_id.is_empty() {
-        format!("name:{}", r.comm_name.as_deref().unwrap_or_default())
+    if r.source.comm_id.is_empty() {
+        format!("name:{}", r.source.comm_name.as_deref().unwrap_or_default())
     } else {
-        r.comm_id.to_string()
+        r.source.comm_id.to_string()
     }
 }
 
@@ -158,7 +158,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
             continue;
         }
         let (bytes, hi) = size_key(r.size);
-        let key = (comm_key(r), op_name(&r.op), bytes, hi, r.nranks);
+        let key = (comm_key(r), op_name(&r.op), bytes, hi, r.source.nranks);
         by_key.entry(key).or_default().push(i);
     }
     let busbw: Vec<f64> = records
@@ -171,7 +171,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
     let mut groups = Vec::new();
     let mut members = Vec::new();
     for ((_, collective, bytes, bytes_hi, nranks), idx) in by_key {
-        let comm_id = records[idx[0]].comm_id.to_string();
+        let comm_id = records[idx[0]].source.comm_id.to_string();
         let bw = spread(idx.iter().map(|&i| busbw[i]));
         for &i in &idx {
             if bw.p50 > 0.0 {
@@ -186,7 +186,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
         groups.push(Group {
             comm_name: idx
                 .iter()
-                .find_map(|&i| records[i].comm_name.as_deref().map(str::to_string)),
+                .find_map(|&i| records[i].source.comm_name.as_deref().map(str::to_string)),
             comm_id,
             collective,
             bytes,
@@ -202,7 +202,10 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
                 0.0
             },
             timing: tally(idx.iter().map(|&i| timing_name(records[i].timing.as_ref()))),
-            algo_proto: tally(idx.iter().filter_map(|&i| records[i].algo_proto.clone())),
+            algo_proto: tally(
+                idx.iter()
+                    .filter_map(|&i| records[i].source.algo_proto.clone()),
+            ),
             baseline: None,
             baseline_note: None,
         });
@@ -237,7 +240,7 @@ fn tally(values: impl Iterator<Item = String>) -> Vec<Tally> {
 pub fn ranks(records: &[Record], agg: &Aggregation) -> Vec<RankRow> {
     let mut by_rank: BTreeMap<(String, u32), Vec<usize>> = BTreeMap::new();
     for &i in agg.members.iter().flatten() {
-        if let Some(rank) = records[i].rank {
+        if let Some(rank) = records[i].source.rank {
             by_rank
                 .entry((comm_key(&records[i]), rank))
                 .or_default()
@@ -247,14 +250,14 @@ pub fn ranks(records: &[Record], agg: &Aggregation) -> Vec<RankRow> {
     by_rank
         .into_iter()
         .map(|((_, rank), idx)| RankRow {
-            comm_id: records[idx[0]].comm_id.to_string(),
+            comm_id: records[idx[0]].source.comm_id.to_string(),
             comm_name: idx
                 .iter()
-                .find_map(|&i| records[i].comm_name.as_deref().map(str::to_string)),
+                .find_map(|&i| records[i].source.comm_name.as_deref().map(str::to_string)),
             rank,
             host: idx
                 .iter()
-                .find_map(|&i| records[i].host.as_deref().map(str::to_string)),
+                .find_map(|&i| records[i].source.host.as_deref().map(str::to_string)),
             count: idx.len(),
             rel_busbw_p50: weighted_median(idx.iter().map(|&i| (agg.rel[i], agg.weight[i]))),
             total_time_us: idx.iter().map(|&i| records[i].time_us).sum(),
@@ -266,7 +269,12 @@ pub fn ranks(records: &[Record], agg: &Aggregation) -> Vec<RankRow> {
 pub fn hosts(records: &[Record], agg: &Aggregation) -> Vec<HostRow> {
     let mut by_host: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for &i in agg.members.iter().flatten() {
-        let host = records[i].host.as_deref().unwrap_or("unknown").to_string();
+        let host = records[i]
+            .source
+            .host
+            .as_deref()
+            .unwrap_or("unknown")
+            .to_string();
         by_host.entry(host).or_default().push(i);
     }
     by_host
@@ -274,7 +282,7 @@ pub fn hosts(records: &[Record], agg: &Aggregation) -> Vec<HostRow> {
         .map(|(host, idx)| {
             let ranks: BTreeSet<(String, Option<u32>)> = idx
                 .iter()
-                .map(|&i| (comm_key(&records[i]), records[i].rank))
+                .map(|&i| (comm_key(&records[i]), records[i].source.rank))
                 .collect();
             HostRow {
                 host,

@@ -147,7 +147,7 @@ pub fn contention(
             .iter()
             .copied()
             .filter(|&i| agg.busbw[i].is_finite())
-            .filter(|&i| match records[i].rank {
+            .filter(|&i| match records[i].source.rank {
                 Some(r) => !covered.contains(&(comm_key(&records[i]), r)),
                 None => true,
             })
@@ -159,8 +159,9 @@ pub fn contention(
         let rel = |i: usize| agg.busbw[i] / p.busbw_gbs;
         let near: Vec<usize> = kept.iter().copied().filter(|&i| rel(i) >= NEAR).collect();
         let far: Vec<usize> = kept.iter().copied().filter(|&i| rel(i) < FAR).collect();
-        let far_ranks: BTreeSet<u32> = far.iter().filter_map(|&i| records[i].rank).collect();
-        let ranks_ok = far_ranks.len() >= 2 || far.iter().all(|&i| records[i].rank.is_none());
+        let far_ranks: BTreeSet<u32> = far.iter().filter_map(|&i| records[i].source.rank).collect();
+        let ranks_ok =
+            far_ranks.len() >= 2 || far.iter().all(|&i| records[i].source.rank.is_none());
         let share = |v: &[usize]| v.len() as f64 / n as f64;
         if share(&near) < SHARE || share(&far) < SHARE || !ranks_ok {
             continue;

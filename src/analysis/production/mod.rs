@@ -113,7 +113,7 @@ fn input_notes(records: &[Record], agg: &aggregate::Aggregation) -> Vec<String> 
     }
     let prom = records
         .iter()
-        .filter(|r| r.origin == Origin::Prometheus)
+        .filter(|r| r.source.origin == Origin::Prometheus)
         .count();
     if prom > 0 {
         notes.push(format!(

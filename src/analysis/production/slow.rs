@@ -54,21 +54,22 @@ pub fn slow(
     let mut causes = Vec::new();
     let mut covered = BTreeSet::new();
     for (comm, idx) in by_comm {
-        let comm_id = records[idx[0]].comm_id.to_string();
+        let comm_id = records[idx[0]].source.comm_id.to_string();
         let hosts = members(
             &idx,
-            |i| records[i].host.as_deref().map(str::to_string),
+            |i| records[i].source.host.as_deref().map(str::to_string),
             agg,
         );
         let slow_hosts = flagged(&hosts);
-        let ranks = members(&idx, |i| records[i].rank, agg);
+        let ranks = members(&idx, |i| records[i].source.rank, agg);
         for (host, x, m, mad) in &slow_hosts {
             let on: Vec<usize> = idx
                 .iter()
                 .copied()
-                .filter(|&i| records[i].host.as_deref() == Some(host.as_str()))
+                .filter(|&i| records[i].source.host.as_deref() == Some(host.as_str()))
                 .collect();
-            let on_ranks: BTreeSet<u32> = on.iter().filter_map(|&i| records[i].rank).collect();
+            let on_ranks: BTreeSet<u32> =
+                on.iter().filter_map(|&i| records[i].source.rank).collect();
             covered.extend(on_ranks.iter().map(|r| (comm.clone(), *r)));
             causes.push(Cause {
                 kind: "slow_host".into(),
@@ -99,11 +100,11 @@ pub fn slow(
             let mine: Vec<usize> = idx
                 .iter()
                 .copied()
-                .filter(|&i| records[i].rank == Some(rank))
+                .filter(|&i| records[i].source.rank == Some(rank))
                 .collect();
             let host = mine
                 .iter()
-                .find_map(|&i| records[i].host.as_deref().map(str::to_string));
+                .find_map(|&i| records[i].source.host.as_deref().map(str::to_string));
             covered.insert((comm.clone(), rank));
             causes.push(Cause {
                 kind: "slow_rank".into(),
@@ -187,7 +188,7 @@ fn flagged<K: Ord + Clone>(medians: &BTreeMap<K, f64>) -> Vec<(K, f64, f64, f64)
 
 fn name(records: &[Record], idx: &[usize]) -> Option<String> {
     idx.iter()
-        .find_map(|&i| records[i].comm_name.as_deref().map(str::to_string))
+        .find_map(|&i| records[i].source.comm_name.as_deref().map(str::to_string))
 }
 
 fn sum_lost(idx: &[usize], lost_of: &[Option<f64>]) -> Option<f64> {

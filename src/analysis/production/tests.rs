@@ -8,7 +8,7 @@ use super::build;
 use super::model::{Inputs, Report};
 use crate::analysis::curve::{CurvePoint, CurveReport};
 use crate::analysis::input::Tuning;
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Timing};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source, Timing};
 use crate::core::collective::Collective;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,16 +18,20 @@ const FACTOR: f64 = 1.75;
 
 fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
     Record {
-        file: Arc::new(PathBuf::from("job.log")),
-        origin: Origin::Json,
-        comm_id: comm.into(),
-        comm_name: Some(format!("{comm}-name").into()),
-        rank: Some(rank),
-        nranks: 8,
-        nnodes: Some(2),
-        host: Some(format!("h{}", rank / 4).into()),
-        pid: None,
-        gpu: None,
+        source: Arc::new(Source {
+            file: Arc::new(PathBuf::from("job.log")),
+            origin: Origin::Json,
+            comm_id: comm.into(),
+            comm_name: Some(format!("{comm}-name")),
+            rank: Some(rank),
+            nranks: 8,
+            nnodes: Some(2),
+            host: Some(format!("h{}", rank / 4)),
+            pid: None,
+            gpu: None,
+            algo_proto: None,
+            format_version: Some("v4.0".into()),
+        }),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(u64::from(rank)),
         raw_size: Size::Exact(bytes),
@@ -37,9 +41,7 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
         timing: Some(Timing::KernelGpu),
         algbw_gbs: None,
         busbw_gbs: None,
-        algo_proto: None,
         timestamp_us: None,
-        format_version: Some("v4.0".into()),
     }
 }
 
@@ -138,7 +140,7 @@ fn aggregates_count_percentiles_shares_and_sources_exactly() {
     cpu.busbw_gbs = Some(12.5);
     records.push(cpu);
     let mut bad = rec("b", 2, 2 << 20, f64::NAN);
-    bad.comm_name = None;
+    Arc::make_mut(&mut bad.source).comm_name = None;
     records.push(bad);
     let agg = aggregate(&records);
     assert_eq!(agg.unusable, 1);
@@ -276,7 +278,10 @@ fn a_planted_slow_rank_is_found_and_a_uniform_comm_has_none() {
         vec![("slow_rank".to_string(), Some(5), None)]
     );
     assert_eq!(report.causes[0].host.as_deref(), Some("h1"));
-    let uniform: Vec<Record> = records.into_iter().filter(|r| r.rank != Some(5)).collect();
+    let uniform: Vec<Record> = records
+        .into_iter()
+        .filter(|r| r.source.rank != Some(5))
+        .collect();
     assert!(build(&uniform, Inputs::default(), Some(&base()))
         .causes
         .is_empty());
@@ -376,7 +381,7 @@ fn an_algorithm_or_protocol_unlike_the_benchmarks_is_named() {
     let s = 4u64 << 20;
     let mut records: Vec<Record> = (0..8).map(|r| rec("dp", r, s, t(s, 0.9))).collect();
     for r in &mut records {
-        r.algo_proto = Some("Ring_ll".into());
+        Arc::make_mut(&mut r.source).algo_proto = Some("Ring_ll".into());
     }
     let report = build(&records, Inputs::default(), Some(&base()));
     assert_eq!(
@@ -384,7 +389,7 @@ fn an_algorithm_or_protocol_unlike_the_benchmarks_is_named() {
         vec![("algo_proto".to_string(), None, Some(s))]
     );
     for r in &mut records {
-        r.algo_proto = Some("Ring_ll128".into());
+        Arc::make_mut(&mut r.source).algo_proto = Some("Ring_ll128".into());
     }
     assert!(build(&records, Inputs::default(), Some(&base()))
         .causes

@@ -1,47 +1,98 @@
-//! The strings of one piece's records, each allocated once: a file names a handful of
-//! communicators, one host and one format version over millions of records, so each record's
-//! strings are clones of a shared [`Arc<str>`] (a count increment) rather than allocations.
+//! The sources of one piece's records, each allocated once: a file holds millions of records
+//! from a handful of communicators in one process, so each record holds a clone of a shared
+//! [`Source`] (a count increment) rather than its own strings.
 //!
-//! Each field remembers the last string it was given, because consecutive records mostly
-//! repeat it; anything else is looked up in one set for the piece.
+//! The last source given is tried first, because consecutive records mostly repeat it;
+//! anything else is looked up by a hash of its fields.
 
-use rustc_hash::FxHashSet;
+use crate::analysis::inspector::record::{Origin, Source};
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The fields whose strings are shared.
-#[derive(Clone, Copy)]
-pub(super) enum Field {
-    CommId = 0,
-    CommName = 1,
-    Host = 2,
-    Version = 3,
+/// A source's fields as read, borrowed from the record's text.
+pub(super) struct Probe<'a> {
+    pub(super) file: &'a Arc<PathBuf>,
+    pub(super) origin: Origin,
+    pub(super) comm_id: &'a str,
+    pub(super) comm_name: Option<&'a str>,
+    pub(super) rank: Option<u32>,
+    pub(super) nranks: u32,
+    pub(super) nnodes: Option<u32>,
+    pub(super) host: Option<&'a str>,
+    pub(super) pid: Option<u32>,
+    pub(super) format_version: Option<&'a str>,
 }
 
-/// One piece's shared strings.
+impl Probe<'_> {
+    /// Whether `s` holds exactly these fields (and no GPU or algorithm, which JSON records do
+    /// not write).
+    fn is(&self, s: &Source) -> bool {
+        (Arc::ptr_eq(self.file, &s.file) || *self.file == s.file)
+            && self.origin == s.origin
+            && self.comm_id == s.comm_id
+            && self.comm_name == s.comm_name.as_deref()
+            && self.rank == s.rank
+            && self.nranks == s.nranks
+            && self.nnodes == s.nnodes
+            && self.host == s.host.as_deref()
+            && self.pid == s.pid
+            && self.format_version == s.format_version.as_deref()
+            && s.gpu.is_none()
+            && s.algo_proto.is_none()
+    }
+
+    fn hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        (self.comm_id, self.comm_name, self.rank, self.nranks).hash(&mut h);
+        (self.nnodes, self.host, self.pid, self.format_version).hash(&mut h);
+        h.finish()
+    }
+
+    fn source(&self) -> Source {
+        Source {
+            file: Arc::clone(self.file),
+            origin: self.origin.clone(),
+            comm_id: self.comm_id.to_string(),
+            comm_name: self.comm_name.map(str::to_string),
+            rank: self.rank,
+            nranks: self.nranks,
+            nnodes: self.nnodes,
+            host: self.host.map(str::to_string),
+            pid: self.pid,
+            gpu: None,
+            algo_proto: None,
+            format_version: self.format_version.map(str::to_string),
+        }
+    }
+}
+
+/// One piece's shared sources.
 #[derive(Default)]
 pub(super) struct Interner {
-    last: [Option<Arc<str>>; 4],
-    all: FxHashSet<Arc<str>>,
+    last: Option<Arc<Source>>,
+    all: FxHashMap<u64, Vec<Arc<Source>>>,
 }
 
 impl Interner {
-    /// `text` as a shared string.
-    pub(super) fn get(&mut self, field: Field, text: &str) -> Arc<str> {
-        let slot = &mut self.last[field as usize];
-        if let Some(last) = slot {
-            if **last == *text {
+    /// The shared source holding `probe`'s fields.
+    pub(super) fn get(&mut self, probe: &Probe<'_>) -> Arc<Source> {
+        if let Some(last) = &self.last {
+            if probe.is(last) {
                 return Arc::clone(last);
             }
         }
-        let shared = match self.all.get(text) {
+        let bucket = self.all.entry(probe.hash()).or_default();
+        let shared = match bucket.iter().find(|s| probe.is(s)) {
             Some(s) => Arc::clone(s),
             None => {
-                let s: Arc<str> = Arc::from(text);
-                self.all.insert(Arc::clone(&s));
+                let s = Arc::new(probe.source());
+                bucket.push(Arc::clone(&s));
                 s
             }
         };
-        *slot = Some(Arc::clone(&shared));
+        self.last = Some(Arc::clone(&shared));
         shared
     }
 }
@@ -51,15 +102,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn equal_strings_share_one_allocation_whatever_the_field() {
+    fn equal_sources_share_one_allocation_and_any_field_tells_them_apart() {
+        let file = Arc::new(PathBuf::from("f.log"));
+        let probe = |comm_id, rank, host| Probe {
+            file: &file,
+            origin: Origin::Json,
+            comm_id,
+            comm_name: Some("DP"),
+            rank,
+            nranks: 8,
+            nnodes: Some(1),
+            host,
+            pid: Some(7),
+            format_version: Some("v4.0"),
+        };
         let mut i = Interner::default();
-        let a = i.get(Field::CommId, "0xabc");
-        let b = i.get(Field::Host, "h1");
-        let c = i.get(Field::CommId, "0xdef");
-        let d = i.get(Field::CommId, "0xabc");
-        let e = i.get(Field::CommName, "0xabc");
-        assert!(Arc::ptr_eq(&a, &d) && Arc::ptr_eq(&a, &e));
-        assert!(!Arc::ptr_eq(&a, &c));
-        assert_eq!((&*b, &*c), ("h1", "0xdef"));
+        let a = i.get(&probe("0xa", Some(1), Some("h1")));
+        let b = i.get(&probe("0xb", Some(1), Some("h1")));
+        let c = i.get(&probe("0xa", Some(2), Some("h1")));
+        let d = i.get(&probe("0xa", Some(1), None));
+        let e = i.get(&probe("0xa", Some(1), Some("h1")));
+        assert!(Arc::ptr_eq(&a, &e));
+        for other in [&b, &c, &d] {
+            assert!(!Arc::ptr_eq(&a, other) && **other != *a);
+        }
+        assert_eq!(
+            (&*b.comm_id, c.rank, d.host.as_deref()),
+            ("0xb", Some(2), None)
+        );
+        assert_eq!(*a, probe("0xa", Some(1), Some("h1")).source());
     }
 }

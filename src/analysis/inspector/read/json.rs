@@ -21,7 +21,7 @@
 //! know) is counted in the file's notes.
 
 use super::convention::{apply, collective_op, p2p_op, size_rule, timing};
-use super::intern::{Field, Interner};
+use super::intern::{Interner, Probe};
 use crate::analysis::inspector::record::{Origin, Record, Size};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
@@ -221,19 +221,22 @@ pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, strings: &mut Interner) -
     let meta = raw.metadata;
     let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
     let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
-    let record = Record {
-        file: Arc::clone(file),
+    let source = strings.get(&Probe {
+        file,
         origin: Origin::Json,
-        comm_id: strings.get(Field::CommId, &id),
-        comm_name: header.comm_name.map(|n| strings.get(Field::CommName, &n)),
+        comm_id: &id,
+        comm_name: header.comm_name.as_deref(),
         rank: header.rank,
         nranks,
         nnodes: header.nnodes,
-        host: meta
-            .as_ref()
-            .and_then(|m| m.hostname.as_deref().map(|h| strings.get(Field::Host, h))),
+        host: meta.as_ref().and_then(|m| m.hostname.as_deref()),
         pid: meta.as_ref().and_then(|m| m.pid),
-        gpu: None,
+        format_version: meta
+            .as_ref()
+            .and_then(|m| m.inspector_output_format_version.as_deref()),
+    });
+    let record = Record {
+        source,
         op,
         seq: perf.coll_sn,
         raw_size,
@@ -243,11 +246,7 @@ pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, strings: &mut Interner) -
         timing: perf.coll_timing_source.as_deref().map(timing),
         algbw_gbs: perf.coll_algobw_gbs,
         busbw_gbs: perf.coll_busbw_gbs,
-        algo_proto: None,
         timestamp_us: trace_start.or(meta.as_ref().and_then(|m| m.dump_timestamp_us)),
-        format_version: meta
-            .and_then(|m| m.inspector_output_format_version)
-            .map(|v| strings.get(Field::Version, &v)),
     };
     Parsed::Record(record, verbose)
 }

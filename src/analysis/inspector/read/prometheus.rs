@@ -19,7 +19,7 @@
 
 use super::convention::{apply, bucket_rule, collective_op, p2p_op};
 use super::tally::Tally;
-use crate::analysis::inspector::record::{Origin, Record, Size};
+use crate::analysis::inspector::record::{Origin, Record, Size, Source};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -166,16 +166,20 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
     let rule = bucket_rule(&op);
     let size = apply(rule, raw_size, nranks).ok_or("message_size times nranks overflows")?;
     Ok(Record {
-        file: Arc::clone(file),
-        origin: Origin::Prometheus,
-        comm_id: Arc::from(""),
-        comm_name: get("comm_name").map(Arc::from),
-        rank: None,
-        nranks,
-        nnodes: count("n_nodes")?,
-        host: get("node").map(Arc::from),
-        pid: None,
-        gpu: get("gpu"),
+        source: Arc::new(Source {
+            file: Arc::clone(file),
+            origin: Origin::Prometheus,
+            comm_id: String::new(),
+            comm_name: get("comm_name"),
+            rank: None,
+            nranks,
+            nnodes: count("n_nodes")?,
+            host: get("node"),
+            pid: None,
+            gpu: get("gpu"),
+            algo_proto: get("algo_proto"),
+            format_version: get("version"),
+        }),
         op,
         seq: None,
         raw_size,
@@ -185,11 +189,9 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
         timing: None,
         algbw_gbs: None,
         busbw_gbs: e.busbw,
-        algo_proto: get("algo_proto"),
         timestamp_us: e
             .ts
             .and_then(|ms| u64::try_from(ms).ok()?.checked_mul(1000)),
-        format_version: get("version").map(Arc::from),
     })
 }
 

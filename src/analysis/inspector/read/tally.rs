@@ -34,7 +34,7 @@ pub(super) struct Tally {
 impl Tally {
     pub(super) fn record(&mut self, r: Record, verbose: bool) {
         self.verbose += u64::from(verbose);
-        match &r.format_version {
+        match &r.source.format_version {
             Some(v) => match self.versions.get_mut(&**v) {
                 Some(n) => *n += 1,
                 None => {

@@ -35,7 +35,7 @@ fn a_dump_tree_reads_its_inspector_files_in_path_order_and_counts_the_rest() {
     let files: Vec<String> = set
         .records
         .iter()
-        .map(|r| r.file.strip_prefix(d).unwrap().display().to_string())
+        .map(|r| r.source.file.strip_prefix(d).unwrap().display().to_string())
         .collect();
     assert_eq!(
         files,

@@ -1,22 +1,26 @@
 //! JSON records of each documented shape, every field of the record asserted.
 
 use super::*;
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Timing};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source, Timing};
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
 fn all_reduce(file: &Path) -> Record {
     Record {
-        file: Arc::new(file.to_path_buf()),
-        origin: Origin::Json,
-        comm_id: "0x7f8c496ae9f661".into(),
-        comm_name: Some("DP Group 0".into()),
-        rank: Some(2),
-        nranks: 8,
-        nnodes: Some(1),
-        host: Some("example-hostname".into()),
-        pid: Some(1639453),
-        gpu: None,
+        source: Arc::new(Source {
+            file: Arc::new(file.to_path_buf()),
+            origin: Origin::Json,
+            comm_id: "0x7f8c496ae9f661".into(),
+            comm_name: Some("DP Group 0".into()),
+            rank: Some(2),
+            nranks: 8,
+            nnodes: Some(1),
+            host: Some("example-hostname".into()),
+            pid: Some(1639453),
+            gpu: None,
+            algo_proto: None,
+            format_version: Some("v4.0".into()),
+        }),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(1407),
         raw_size: Size::Exact(17179869184),
@@ -26,24 +30,26 @@ fn all_reduce(file: &Path) -> Record {
         timing: Some(Timing::KernelGpu),
         algbw_gbs: Some(277.210914),
         busbw_gbs: Some(485.119099),
-        algo_proto: None,
         timestamp_us: Some(1748030377748202),
-        format_version: Some("v4.0".into()),
     }
 }
 
 fn old_all_gather(file: &Path) -> Record {
     Record {
-        file: Arc::new(file.to_path_buf()),
-        origin: Origin::Json,
-        comm_id: "0xabc".into(),
-        comm_name: None,
-        rank: Some(0),
-        nranks: 4,
-        nnodes: Some(1),
-        host: Some("h1".into()),
-        pid: Some(7),
-        gpu: None,
+        source: Arc::new(Source {
+            file: Arc::new(file.to_path_buf()),
+            origin: Origin::Json,
+            comm_id: "0xabc".into(),
+            comm_name: None,
+            rank: Some(0),
+            nranks: 4,
+            nnodes: Some(1),
+            host: Some("h1".into()),
+            pid: Some(7),
+            gpu: None,
+            algo_proto: None,
+            format_version: Some("v4.0".into()),
+        }),
         op: Op::Collective(Collective::AllGather),
         seq: Some(3),
         raw_size: Size::Exact(1048576),
@@ -53,24 +59,26 @@ fn old_all_gather(file: &Path) -> Record {
         timing: None,
         algbw_gbs: Some(41.94304),
         busbw_gbs: Some(31.45728),
-        algo_proto: None,
         timestamp_us: Some(1000),
-        format_version: Some("v4.0".into()),
     }
 }
 
 fn send(file: &Path) -> Record {
     Record {
-        file: Arc::new(file.to_path_buf()),
-        origin: Origin::Json,
-        comm_id: "0xdef".into(),
-        comm_name: Some("PP".into()),
-        rank: Some(4),
-        nranks: 8,
-        nnodes: Some(2),
-        host: Some("h2".into()),
-        pid: Some(9),
-        gpu: None,
+        source: Arc::new(Source {
+            file: Arc::new(file.to_path_buf()),
+            origin: Origin::Json,
+            comm_id: "0xdef".into(),
+            comm_name: Some("PP".into()),
+            rank: Some(4),
+            nranks: 8,
+            nnodes: Some(2),
+            host: Some("h2".into()),
+            pid: Some(9),
+            gpu: None,
+            algo_proto: None,
+            format_version: Some("v4.0".into()),
+        }),
         op: Op::Send { peer: Some(5) },
         seq: Some(11),
         raw_size: Size::Exact(65536),
@@ -80,9 +88,7 @@ fn send(file: &Path) -> Record {
         timing: Some(Timing::KernelCpu),
         algbw_gbs: Some(8.192),
         busbw_gbs: Some(8.192),
-        algo_proto: None,
         timestamp_us: Some(2000),
-        format_version: Some("v4.0".into()),
     }
 }
 
@@ -206,7 +212,7 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
     assert_eq!(reasons[2], (at(2), "no header".into()));
     assert_eq!(reasons[3], (at(6), "not a JSON object: `[1]`".into()));
     let mut future_send = send(&p);
-    future_send.format_version = Some("v5.0".into());
+    Arc::make_mut(&mut future_send.source).format_version = Some("v5.0".into());
     let mut nan_send = send(&p);
     nan_send.busbw_gbs = None;
     assert_eq!(set.records, [future_send, nan_send]);

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::analysis::inspector::read::prometheus::{bucket, sample};
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source};
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
@@ -19,16 +19,20 @@ node_load1 0.25
 
 fn base(file: &Path) -> Record {
     Record {
-        file: Arc::new(file.to_path_buf()),
-        origin: Origin::Prometheus,
-        comm_id: "".into(),
-        comm_name: Some("DP Group 0".into()),
-        rank: None,
-        nranks: 4,
-        nnodes: Some(1),
-        host: Some("nvl72004-T01".into()),
-        pid: None,
-        gpu: Some("GPU0".into()),
+        source: Arc::new(Source {
+            file: Arc::new(file.to_path_buf()),
+            origin: Origin::Prometheus,
+            comm_id: "".into(),
+            comm_name: Some("DP Group 0".into()),
+            rank: None,
+            nranks: 4,
+            nnodes: Some(1),
+            host: Some("nvl72004-T01".into()),
+            pid: None,
+            gpu: Some("GPU0".into()),
+            algo_proto: Some("Ring_ll".into()),
+            format_version: Some("v5.1".into()),
+        }),
         op: Op::Collective(Collective::AllReduce),
         seq: None,
         raw_size: Size::Bucket {
@@ -44,9 +48,7 @@ fn base(file: &Path) -> Record {
         timing: None,
         algbw_gbs: None,
         busbw_gbs: Some(678.263),
-        algo_proto: Some("Ring_ll".into()),
         timestamp_us: None,
-        format_version: Some("v5.1".into()),
     }
 }
 
@@ -61,11 +63,15 @@ fn each_label_set_is_one_record_with_both_samples() {
     let set = read_one(&p);
     let all_reduce = base(&p);
     let all_gather = Record {
-        comm_name: Some("say \"hi\"\\n\n".into()),
-        nranks: 8,
-        nnodes: Some(2),
-        host: Some("n1".into()),
-        gpu: Some("GPU1".into()),
+        source: Arc::new(Source {
+            comm_name: Some("say \"hi\"\\n\n".into()),
+            nranks: 8,
+            nnodes: Some(2),
+            host: Some("n1".into()),
+            gpu: Some("GPU1".into()),
+            algo_proto: Some("Tree_simple".into()),
+            ..Source::clone(&base(&p).source)
+        }),
         op: Op::Collective(Collective::AllGather),
         raw_size: Size::Bucket {
             lo: 8 << 10,
@@ -78,11 +84,14 @@ fn each_label_set_is_one_record_with_both_samples() {
         size_rule: SizeRule::TimesRanks,
         time_us: 40.0,
         busbw_gbs: Some(12.5),
-        algo_proto: Some("Tree_simple".into()),
         timestamp_us: Some(1_700_000_000_000_000),
         ..base(&p)
     };
     let send = Record {
+        source: Arc::new(Source {
+            algo_proto: None,
+            ..Source::clone(&base(&p).source)
+        }),
         op: Op::Send { peer: None },
         raw_size: Size::Bucket {
             lo: 512 << 20,
@@ -94,7 +103,6 @@ fn each_label_set_is_one_record_with_both_samples() {
         },
         time_us: 1154.87,
         busbw_gbs: Some(464.9),
-        algo_proto: None,
         ..base(&p)
     };
     assert_eq!(set.records, [all_reduce, all_gather, send]);
