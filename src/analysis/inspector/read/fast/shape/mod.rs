@@ -6,20 +6,26 @@
 //!
 //! A shape is the list of steps the field-by-field reader took on one record: the bytes from
 //! the end of one value to the start of the next (keys, colons, commas, braces, whitespace,
-//! exactly) and what the next value is. The shapes a piece has learned share their common
-//! beginnings as a tree, so a record of another kind costs the comparison where the kinds part,
-//! not a second reading from the start.
+//! exactly) and what the next value is. Values a communicator's records in one process all
+//! repeat (the header, the metadata but its time) are part of a step's bytes, known from the
+//! learned record, so most of a record is one comparison. The shapes a piece has learned share
+//! their common beginnings as a tree, so a record of another kind costs the comparison where
+//! the kinds part, not a second reading from the start.
 //!
 //! Reading along a shape gives exactly what the field-by-field reader gives: the bytes outside
-//! the values are the learned record's, so that reader would meet the same keys in the same
-//! sections in the same order (no field twice, as it refuses those before a shape is learned),
-//! and each value is read by the same method it would call. A record that leaves the tree
+//! the values read are the learned record's, so that reader would meet the same keys in the
+//! same sections in the same order (no field twice, as it refuses those before a shape is
+//! learned) and the same known values, and each other value is read by the same method it
+//! would call. A record that leaves the tree
 //! anywhere (other keys, other spacing, a value the method refuses) goes back to the
 //! field-by-field reader, which may learn it as a new shape. Sections and fields the shape does
 //! not replay (a verbose record's event trace, a section of another kind) are never learned.
 
-use super::cursor::Cursor;
+mod learn;
+
+use super::cursor::{ascii, Cursor};
 use crate::analysis::inspector::read::json::{Perf, Raw};
+use std::borrow::Cow;
 
 /// What a step reads after its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,11 +72,26 @@ pub(in crate::analysis::inspector::read) struct Mark {
     pub(super) slot: Slot,
 }
 
-/// One step of a shape: its bytes (a range of [`Shapes::bytes`]), what follows them, and the
-/// steps that may come next.
+/// A field whose value is part of a step's bytes (see [`learn::sticky`]), known from the record the
+/// step was learned from.
+#[derive(Clone, Copy, Debug)]
+enum Known {
+    /// A section starts.
+    Begin(Slot),
+    /// A string field; where its content lies from the step's first byte (`None`: `null`).
+    Str(Slot, Option<(u32, u32)>),
+    /// A number field.
+    Num(Slot, Option<u32>),
+    /// A value the record does not keep.
+    Skip,
+}
+
+/// One step of a shape: its bytes (a range of [`Shapes::bytes`]), the fields those bytes
+/// hold, what follows them, and the steps that may come next.
 struct Node {
     from: u32,
     len: u32,
+    known: Vec<Known>,
     slot: Slot,
     next: Vec<u32>,
 }
@@ -133,34 +154,18 @@ impl Shapes {
         let mut p2p = false;
         let mut next = &self.roots;
         loop {
+            let from = c.at();
             let node = next.iter().map(|&k| &self.nodes[k as usize]).find(|n| {
                 follows(
                     &mut c,
                     &self.bytes[n.from as usize..(n.from + n.len) as usize],
                 )
             })?;
+            for known in &node.known {
+                put_known(&mut raw, &mut p2p, &text[from..], *known)?;
+            }
             match node.slot {
-                Slot::Header => raw.header = Some(Default::default()),
-                Slot::Meta => raw.metadata = Some(Default::default()),
-                Slot::Coll => {
-                    raw.coll = Some(Default::default());
-                    p2p = false;
-                }
-                Slot::P2p => {
-                    raw.p2p = Some(Default::default());
-                    p2p = true;
-                }
-                Slot::Id => raw.header.as_mut()?.id = c.opt_str()?,
-                Slot::CommName => raw.header.as_mut()?.comm_name = c.opt_str()?,
-                Slot::Rank => raw.header.as_mut()?.rank = c.opt_u32()?,
-                Slot::NRanks => raw.header.as_mut()?.n_ranks = c.opt_u32()?,
-                Slot::NNodes => raw.header.as_mut()?.nnodes = c.opt_u32()?,
-                Slot::Version => {
-                    raw.metadata.as_mut()?.inspector_output_format_version = c.opt_str()?
-                }
                 Slot::Timestamp => raw.metadata.as_mut()?.dump_timestamp_us = c.opt_u64()?,
-                Slot::Host => raw.metadata.as_mut()?.hostname = c.opt_str()?,
-                Slot::Pid => raw.metadata.as_mut()?.pid = c.opt_u32()?,
                 Slot::Name => perf(&mut raw, p2p)?.coll = c.opt_str()?,
                 Slot::Seq => perf(&mut raw, p2p)?.coll_sn = c.opt_u64()?,
                 Slot::Peer => perf(&mut raw, p2p)?.p2p_peer = c.opt_u32()?,
@@ -170,12 +175,52 @@ impl Shapes {
                 Slot::AlgBw => perf(&mut raw, p2p)?.coll_algobw_gbs = c.bandwidth()?,
                 Slot::BusBw => perf(&mut raw, p2p)?.coll_busbw_gbs = c.bandwidth()?,
                 Slot::Skip2 => c.skip(2)?,
-                Slot::Never => return None,
                 Slot::End => return Some((c.at(), raw)),
+                // Sticky fields are never a step's own slot.
+                _ => return None,
             }
             next = &node.next;
         }
     }
+}
+
+/// Puts a field known from a step's bytes (`step`: the record's bytes from the step's first
+/// on) into `raw`.
+fn put_known<'a>(raw: &mut Raw<'a>, p2p: &mut bool, step: &'a [u8], known: Known) -> Option<()> {
+    match known {
+        Known::Begin(Slot::Header) => raw.header = Some(Default::default()),
+        Known::Begin(Slot::Meta) => raw.metadata = Some(Default::default()),
+        Known::Begin(Slot::Coll) => {
+            raw.coll = Some(Default::default());
+            *p2p = false;
+        }
+        Known::Begin(Slot::P2p) => {
+            raw.p2p = Some(Default::default());
+            *p2p = true;
+        }
+        Known::Begin(_) => return None,
+        Known::Str(slot, at) => {
+            let value = at.map(|(from, len)| {
+                Cow::Borrowed(ascii(&step[from as usize..(from + len) as usize]))
+            });
+            match slot {
+                Slot::Id => raw.header.as_mut()?.id = value,
+                Slot::CommName => raw.header.as_mut()?.comm_name = value,
+                Slot::Version => raw.metadata.as_mut()?.inspector_output_format_version = value,
+                Slot::Host => raw.metadata.as_mut()?.hostname = value,
+                _ => return None,
+            }
+        }
+        Known::Num(slot, value) => match slot {
+            Slot::Rank => raw.header.as_mut()?.rank = value,
+            Slot::NRanks => raw.header.as_mut()?.n_ranks = value,
+            Slot::NNodes => raw.header.as_mut()?.nnodes = value,
+            Slot::Pid => raw.metadata.as_mut()?.pid = value,
+            _ => return None,
+        },
+        Known::Skip => {}
+    }
+    Some(())
 }
 
 /// Whether two slices of equal length hold the same bytes, compared eight at a time: the
@@ -218,55 +263,5 @@ fn perf<'r, 'a>(raw: &'r mut Raw<'a>, p2p: bool) -> Option<&'r mut Perf<'a>> {
         raw.p2p.as_mut()
     } else {
         raw.coll.as_mut()
-    }
-}
-
-impl Shapes {
-    /// Adds the shape of `text` (one whole object), read field by field with these `marks`.
-    fn learn(&mut self, text: &[u8], marks: &[Mark]) {
-        if marks.iter().any(|m| m.slot == Slot::Never)
-            || self.nodes.len() + marks.len() + 1 > MAX_NODES
-            || self.bytes.len() + text.len() > MAX_BYTES
-        {
-            return;
-        }
-        let steps = marks.iter().map(|m| (m.start, m.end, m.slot)).chain([(
-            text.len(),
-            text.len(),
-            Slot::End,
-        )]);
-        let mut at = 0;
-        let mut parent: Option<usize> = None;
-        for (start, end, slot) in steps {
-            let lit = &text[at..start];
-            at = end;
-            let siblings = match parent {
-                Some(p) => &self.nodes[p].next,
-                None => &self.roots,
-            };
-            let found = siblings.iter().copied().find(|&k| {
-                let n = &self.nodes[k as usize];
-                n.slot == slot && self.bytes[n.from as usize..(n.from + n.len) as usize] == *lit
-            });
-            let k = match found {
-                Some(k) => k,
-                None => {
-                    let k = self.nodes.len() as u32;
-                    self.nodes.push(Node {
-                        from: self.bytes.len() as u32,
-                        len: lit.len() as u32,
-                        slot,
-                        next: Vec::new(),
-                    });
-                    self.bytes.extend_from_slice(lit);
-                    match parent {
-                        Some(p) => self.nodes[p].next.push(k),
-                        None => self.roots.push(k),
-                    }
-                    k
-                }
-            };
-            parent = Some(k as usize);
-        }
     }
 }
