@@ -14,6 +14,7 @@ use super::json::{build, parse, Parsed};
 use super::split::{scan, Found, MAX_RECORD};
 use super::tally::Tally;
 use memchr::memmem;
+use std::cell::RefCell;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -82,10 +83,11 @@ struct PieceOut {
 /// Scans and parses one piece whose first byte is at `base` in the file.
 fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
     let mut tally = Tally::default();
-    // Records are at least 200 bytes (header, section and the required fields).
+    // Record objects are at least 200 bytes (header, section and the required fields).
     tally.records.reserve(bytes.len() / 200);
-    let mut strings = Interner::default();
-    // The piece's own handle on the path: records count references to it, and one count
+    // Shared by the fast path and serde's, which take turns.
+    let strings = RefCell::new(Interner::default());
+    // The piece's own handle on the path: its sources count references to it, and one count
     // shared by every thread would be a cache line they all write.
     let file = Arc::new(PathBuf::clone(file));
     let add = |tally: &mut Tally, at: usize, parsed: Parsed| match parsed {
@@ -94,12 +96,21 @@ fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
         Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
     };
     let mut shapes = fast::Shapes::default();
+    // The fast path builds the record at once: what it read is large, and each move of it on
+    // the way to the record was memory traffic of its own.
     let consumed = scan(
         bytes,
-        |text| shapes.read(text),
+        |text| {
+            let (len, raw) = shapes.read(text)?;
+            Some((len, build(raw, &file, &mut strings.borrow_mut())))
+        },
         |found| match found {
-            Found::Read { at, value } => add(&mut tally, at, build(value, &file, &mut strings)),
-            Found::Object { at, text } => add(&mut tally, at, parse(text, &file, &mut strings)),
+            Found::Read { at, value } => add(&mut tally, at, value),
+            Found::Object { at, text } => add(
+                &mut tally,
+                at,
+                parse(text, &file, &mut strings.borrow_mut()),
+            ),
             Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
         },
     );
