@@ -1,6 +1,6 @@
 //! Speed of the NCCL Inspector reader: a synthetic dump of JSON records (the plugin's
 //! one-record-a-line layout; AllReduce, AllGather and ReduceScatter records over two
-//! communicators and P2P sends, about 400 bytes each) written to a temporary file and its
+//! communicators and P2P sends, about 480 bytes each) written to a temporary file and its
 //! gzip form, read into records from disk, beside `wc -l` on the plain file and
 //! `zcat | wc -l` on the gzip file, in the same run. Criterion reports CPU time (this
 //! process's threads plus the children it waited for, so `wc` and `zcat` count the same way)

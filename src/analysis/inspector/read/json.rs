@@ -162,15 +162,15 @@ pub(super) enum Parsed {
 
 /// Parses one object (`text` from `{` to `}`) of `file` through serde (the path that reads
 /// every object [`fast`](super::fast) leaves, and says why one is invalid).
-pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>, strings: &mut Interner) -> Parsed {
+pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
     match serde_json::from_slice::<Raw>(text) {
-        Ok(raw) => build(raw, file, strings),
+        Ok(raw) => build(raw, file, sources),
         Err(e) => Parsed::Skip(format!("invalid record: {e}")),
     }
 }
 
 /// The record of one object's content, or why it is none.
-pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, strings: &mut Interner) -> Parsed {
+pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
     let (perf, p2p) = match (raw.coll, raw.p2p) {
         (Some(c), None) => (c, false),
         (None, Some(p)) => (p, true),
@@ -221,7 +221,7 @@ pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, strings: &mut Interner) -
     let meta = raw.metadata;
     let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
     let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
-    let source = strings.get(&Probe {
+    let source = sources.get(&Probe {
         file,
         origin: Origin::Json,
         comm_id: &id,

@@ -87,7 +87,7 @@ fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
     // Record objects are at least 200 bytes (header, section and the required fields).
     tally.records.reserve(bytes.len() / 200);
     // Shared by the fast path and serde's, which take turns.
-    let strings = RefCell::new(Interner::default());
+    let sources = RefCell::new(Interner::default());
     // The piece's own handle on the path: its sources count references to it, and one count
     // shared by every thread would be a cache line they all write.
     let file = Arc::new(PathBuf::clone(file));
@@ -103,14 +103,14 @@ fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
         bytes,
         |text| {
             let (len, raw) = shapes.read(text)?;
-            Some((len, build(raw, &file, &mut strings.borrow_mut())))
+            Some((len, build(raw, &file, &mut sources.borrow_mut())))
         },
         |found| match found {
             Found::Read { at, value } => add(&mut tally, at, value),
             Found::Object { at, text } => add(
                 &mut tally,
                 at,
-                parse(text, &file, &mut strings.borrow_mut()),
+                parse(text, &file, &mut sources.borrow_mut()),
             ),
             Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
         },

@@ -23,11 +23,11 @@ pub(super) fn outcomes_with<'a>(
     quick: impl FnMut(&'a [u8]) -> Option<(usize, Raw<'a>)>,
 ) -> (Vec<(usize, Parsed)>, usize) {
     let file = Arc::new(PathBuf::from("f.log"));
-    let mut strings = Interner::default();
+    let mut sources = Interner::default();
     let mut out = Vec::new();
     let consumed = scan(bytes, quick, |found| match found {
-        Found::Read { at, value } => out.push((at, build(value, &file, &mut strings))),
-        Found::Object { at, text } => out.push((at, parse(text, &file, &mut strings))),
+        Found::Read { at, value } => out.push((at, build(value, &file, &mut sources))),
+        Found::Object { at, text } => out.push((at, parse(text, &file, &mut sources))),
         Found::Garbage { at, reason } => out.push((at, Parsed::Skip(reason))),
     });
     (out, consumed)
