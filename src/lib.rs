@@ -7,7 +7,7 @@
 //! * [`app`]: parse, dispatch, exit status.
 //! * [`commands`]: one module per subcommand.
 //! * [`cli`]: clap types in, validated [`config`] out.
-//! * engines: [`accept`] (profiles, checks, verdict) over [`bench`] (plan, runner, verify,
+//! * engines: [`accept`] (profiles, checks, verdict) over [`mod@bench`] (plan, runner, verify,
 //!   tuning, output, environment, job, backends) and [`analysis`] (readers, fit, plot, report,
 //!   compare), over [`logs`] (NCCL debug logs).
 //! * [`config`]: every validated configuration, plain data the engines read.

@@ -3,7 +3,7 @@
 //!
 //! `ncclbench <collective> [flags]`, `ncclbench <collective>_perf [flags]` and
 //! `<collective>_perf [flags]` (the binary called by an nccl-tests name, through a copy or a
-//! symlink) are the same command. A mistyped command gets the nearest one named ([`suggest`]).
+//! symlink) are the same command. A mistyped command gets the nearest one named (`suggest`).
 //!
 //! Unlike nccl-tests, a bad command line is always an error with exit status 2 and one line on
 //! stderr: unknown options, stray arguments, malformed numbers, unknown `-o`/`-d` names,

@@ -7,7 +7,7 @@ use std::io::Write;
 mod production;
 
 /// Runs an analysis; returns the exit status (0; inputs that cannot be read are errors).
-/// A training job's NCCL Inspector output gets the production report instead ([`production`]).
+/// A training job's NCCL Inspector output gets the production report instead (`production`).
 pub fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
     if production::wanted(cfg)? {
         return production::run(cfg);

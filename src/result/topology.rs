@@ -78,8 +78,8 @@ pub struct TransportUse {
     /// Connection lines.
     pub connections: u64,
     /// Connection lines per path (`P2P/CUMEM`, `P2P/IPC`, `NET/IB`: the first two parts of
-    /// the `via` text). Filled by [`from_log_file`], which reads the lines themselves; empty
-    /// from [`summarize`] alone, as a [`LogSummary`] keeps only the kind.
+    /// the `via` text). Filled by `from_log_file`, which reads the lines themselves; empty
+    /// from `summarize` alone, as a `LogSummary` keeps only the kind.
     pub paths: BTreeMap<String, u64>,
 }
 

@@ -32,9 +32,10 @@ pub fn analyze(set: &ReadSet, peak_gbs: Option<f64>) -> Analysis {
     analyze_setups(set, peak_gbs, &setup::Setups::new(), true)
 }
 
-/// [`analyze`] knowing each file's setup ([`setup::of_files`]): the rows of one curve from
-/// files of different setups become one curve per setup (each with its `setup`), and a note
-/// says which and why, unless `pool` (`--pool-setups`) pools them, which a note says too.
+/// [`analyze`] knowing each file's setup ([`setup::Setups`], which the command reads from the
+/// files' headers): the rows of one curve from files of different setups become one curve per
+/// setup (each with its `setup`), and a note says which and why, unless `pool`
+/// (`--pool-setups`) pools them, which a note says too.
 pub fn analyze_setups(
     set: &ReadSet,
     peak_gbs: Option<f64>,

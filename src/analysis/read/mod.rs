@@ -1,7 +1,7 @@
 //! Readers for `ncclbench analyze`: every result file format turned into [`InputRow`]s.
 //!
-//! Formats are recognised by content ([`detect`]): ncclbench CSV ([`csv`]), ncclbench and
-//! nccl-tests JSON ([`json`]), and nccl-tests text output of any 2.x version ([`text`]). Rows
+//! Formats are recognised by content (`detect`): ncclbench CSV (`csv`), ncclbench and
+//! nccl-tests JSON (`json`), and nccl-tests text output of any 2.x version (`text`). Rows
 //! that cannot be used are never dropped silently: each becomes a [`Skipped`] entry with its
 //! file, line and reason (one per unusable text line, CSV record, or JSON result/placement).
 //! A file that is structurally broken (invalid JSON, a CSV header without required columns, a
@@ -43,7 +43,7 @@ pub enum Format {
 
 /// Reads every file (auto-detecting its format by content, not extension) into one
 /// [`ReadSet`]. A directory stands for its regular files (sorted, not recursive) whose first
-/// [`SNIFF`](source::SNIFF) bytes show a recognised format; a directory holding none is an
+/// `SNIFF` bytes show a recognised format; a directory holding none is an
 /// error. An explicitly named file that is empty, unrecognised, unreadable or yields no rows
 /// at all is an [`Error::Usage`] naming it; a named file whose head shows no format is still
 /// read through as text, since a log may hold its table anywhere. Every file is streamed:

@@ -2,10 +2,10 @@
 //! how it joins ([`join`]) and exchanges small values with the other processes
 //! ([`bootstrap`]), the split colour of `NCCL_TESTS_SPLIT*` ([`split`]), the host identity
 //! behind local ranks ([`host`]), and the `-T` hang verdict ([`hang`]). With the cargo feature
-//! `mpi`, [`mpi`] joins an MPI job and runs `--backend mpi` and the hang side channel on it.
+//! `mpi`, `mpi` joins an MPI job and runs `--backend mpi` and the hang side channel on it.
 //!
-//! [`join`] sits in a folder of its own because it is the one module that uses [`mpi`], while
-//! [`mpi`] uses the shared pieces here: so no two folders import each other.
+//! [`join`] sits in a folder of its own because it is the one module that uses `mpi`, while
+//! `mpi` uses the shared pieces here: so no two folders import each other.
 
 pub mod bootstrap;
 pub mod coord;

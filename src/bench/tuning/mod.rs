@@ -1,6 +1,6 @@
 //! NCCL's own evidence during a benchmark run (`--tuning`, `--show-algo`, `--nvtx`).
 //!
-//! [`Session::start`] sets NCCL's debug environment before the library is loaded ([`env`]):
+//! [`Session::start`] sets NCCL's debug environment before the library is loaded ([`mod@env`]):
 //! INFO level, INIT,ENV,GRAPH,TUNING,COLL added to the user's subsystems, and a per-process
 //! `nccl-debug.%h.%p.log` in the output directory. As the run's [`Observer`], the session
 //! hears every call the harness makes ([`OpKey`]); after each measurement it reads the lines

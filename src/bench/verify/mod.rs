@@ -16,7 +16,7 @@
 //! and `job` run them over large buffers (threads, vectorized loops).
 //!
 //! docs/verification.md describes the whole design: seeds and global indices, the meaning of
-//! [`Content`] and [`Segment`], the pattern of each type and operator, and how wrong elements
+//! `Content` and [`Segment`], the pattern of each type and operator, and how wrong elements
 //! are counted.
 
 mod device;

@@ -3,10 +3,10 @@
 //! One command, under the same launcher as a benchmark (`mpirun -np 16 ncclbench accept
 //! --profile h100-nvswitch`), runs per collective a correctness stage and a performance stage
 //! ([`suite`]) in this process's job, writes each stage's text table and CSV (with its
-//! environment sidecar) into the output directory, then judges them ([`checks`]) against a
+//! environment sidecar) into the output directory, then judges them (`checks`) against a
 //! [`profile`] and, when one is given, a saved healthy run (the `compare` rules). The verdict
 //! ([`model`]) is printed as a table and written as `accept.txt`, `accept.json` and
-//! `junit.xml` ([`report`]); its exit status tells the failure classes apart
+//! `junit.xml` (`report`); its exit status tells the failure classes apart
 //! ([`model::status`]).
 //!
 //! Every process runs the same stages; only rank 0 writes and judges, and every process exits

@@ -1,7 +1,8 @@
-//! Readers for NCCL Inspector output: JSON record files ([`json`], most objects read by
-//! [`fast`], split into objects by [`split`] and streamed in parallel pieces by [`stream`]) and Prometheus textfile snapshots
-//! ([`prometheus`]), plain or gzip-compressed, named one by one or as dump directories read
-//! recursively ([`files`]). Sizes are put in nccl-tests' convention by [`convention`].
+//! Readers for NCCL Inspector output: JSON record files (`json`; most objects read by `fast`,
+//! along learned record shapes where they fit; split into objects by `split` and streamed in
+//! parallel pieces by `stream`) and Prometheus textfile snapshots (`prometheus`), plain or
+//! gzip-compressed, named one by one or as dump directories read recursively (`files`). Sizes
+//! are put in nccl-tests' convention by `convention`.
 //!
 //! Nothing is dropped silently: an object that is no usable record is a skipped entry (file,
 //! byte offset or line, reason); a file cut mid-object keeps every complete record and says

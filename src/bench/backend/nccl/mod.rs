@@ -1,6 +1,6 @@
 //! The NCCL backend: libnccl and the CUDA driver opened at run time ([`nccl_sys::Nccl`],
 //! [`crate::bench::cuda`]), one context, stream, communicator and pair of device buffers per local
-//! rank, and the runner's calls issued the way nccl-tests issues them ([`launch`]).
+//! rank, and the runner's calls issued the way nccl-tests issues them (`launch`).
 //!
 //! Completion waits poll every stream and `ncclCommGetAsyncError` against the `-T` deadline,
 //! aborting the communicators on expiry or error, as nccl-tests' `testStreamSynchronize` does.
