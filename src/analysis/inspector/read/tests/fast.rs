@@ -212,3 +212,33 @@ fn the_fast_path_reads_what_serde_reads_on_mutated_records() {
     // Both sides exercised: most edits leave a readable record, many make one serde must judge.
     assert!(fast_read > 5_000 && left > 5_000, "{fast_read} {left}");
 }
+
+#[test]
+fn numbers_of_every_length_read_as_serde_reads_them() {
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let mut read_fast = 0;
+    for n in 1..=24 {
+        for _ in 0..40 {
+            let digits: String = (0..n)
+                .map(|k| {
+                    let lo = if k == 0 && n > 1 { 1 } else { 0 };
+                    char::from(b'0' + (lo + rng.below(10 - lo)) as u8)
+                })
+                .collect();
+            let split = 1 + rng.below(n);
+            let decimal = format!("{}.{}7", &digits[..split], &digits[split..]);
+            let text = ALL_REDUCE
+                .replacen("17179869184", &digits, 1)
+                .replacen("1748030377748202", &digits, 1)
+                .replacen("485.119099", &decimal, 1);
+            read_fast += usize::from(fast::raw(text.as_bytes()).is_some());
+            assert_eq!(
+                outcomes(text.as_bytes(), true),
+                outcomes(text.as_bytes(), false),
+                "{text}"
+            );
+        }
+    }
+    // Up to 19 digits (and some of 20) are integers the fast path reads itself.
+    assert!(read_fast >= 19 * 40, "{read_fast}");
+}
