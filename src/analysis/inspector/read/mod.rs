@@ -115,7 +115,7 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
         .into_iter()
         .collect::<Result<Vec<_>, Error>>()?;
     let total: usize = results.iter().map(|(t, _)| t.records.len()).sum();
-    for (path, (tally, json)) in todo.iter().zip(results) {
+    for (path, (mut tally, json)) in todo.iter().zip(results) {
         let name = path.display().to_string();
         set.notes.extend(tally.notes(&name, json));
         if !json && !tally.skipped.is_empty() {

@@ -2,8 +2,9 @@
 //! its notes are written from (verbose traces, other record kinds, format versions), so that
 //! one file's notes are one line per fact, not one per record.
 
-use crate::analysis::inspector::record::Record;
+use crate::analysis::inspector::record::{Record, Source};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The format versions this reader knows: JSON output format v4.x (the only one the plugin
 /// has written with these field names), Prometheus metric format minor 1 (`v<profiler
@@ -25,25 +26,43 @@ pub(super) struct Tally {
     pub(super) notes: Vec<String>,
     verbose: u64,
     kinds: BTreeMap<String, u64>,
-    /// Records per format version written.
+    /// Records per format version written (but those of `run`).
     versions: BTreeMap<String, u64>,
     unversioned: u64,
+    /// The last records' shared source and how many records in a row had it: consecutive
+    /// records mostly share one, and a map lookup by version string per record was a
+    /// measurable part of reading.
+    run: Option<(Arc<Source>, u64)>,
     ignored_metrics: BTreeMap<String, u64>,
 }
 
 impl Tally {
     pub(super) fn record(&mut self, r: Record, verbose: bool) {
         self.verbose += u64::from(verbose);
-        match &r.source.format_version {
-            Some(v) => match self.versions.get_mut(&**v) {
-                Some(n) => *n += 1,
-                None => {
-                    self.versions.insert(v.to_string(), 1);
-                }
-            },
-            None => self.unversioned += 1,
+        match &mut self.run {
+            Some((source, n)) if Arc::ptr_eq(source, &r.source) => *n += 1,
+            _ => {
+                self.end_run();
+                self.run = Some((Arc::clone(&r.source), 1));
+            }
         }
         self.records.push(r);
+    }
+
+    /// Counts the records of `run` by their format version.
+    fn end_run(&mut self) {
+        let Some((source, n)) = self.run.take() else {
+            return;
+        };
+        match &source.format_version {
+            Some(v) => match self.versions.get_mut(&**v) {
+                Some(count) => *count += n,
+                None => {
+                    self.versions.insert(v.to_string(), n);
+                }
+            },
+            None => self.unversioned += n,
+        }
     }
 
     pub(super) fn other_kind(&mut self, kind: String) {
@@ -67,7 +86,9 @@ impl Tally {
     }
 
     /// Appends `other` (the piece after this one).
-    pub(super) fn merge(&mut self, other: Tally) {
+    pub(super) fn merge(&mut self, mut other: Tally) {
+        self.end_run();
+        other.end_run();
         self.records.extend(other.records);
         self.skipped.extend(other.skipped);
         self.notes.extend(other.notes);
@@ -85,7 +106,8 @@ impl Tally {
     }
 
     /// The notes of file `name`: the counted facts first, then those noted as they happened.
-    pub(super) fn notes(&self, name: &str, json: bool) -> Vec<String> {
+    pub(super) fn notes(&mut self, name: &str, json: bool) -> Vec<String> {
+        self.end_run();
         let mut out = Vec::new();
         if self.verbose > 0 {
             out.push(format!(
