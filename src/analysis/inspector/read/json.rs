@@ -22,7 +22,7 @@
 
 use super::convention::{apply, collective_op, p2p_op, size_rule, timing};
 use super::intern::{Interner, Probe};
-use crate::analysis::inspector::record::{Origin, Record, Size};
+use crate::analysis::inspector::record::{Origin, Record, Size, Source};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -164,21 +164,32 @@ pub(super) enum Parsed {
 /// every object [`fast`](super::fast) leaves, and says why one is invalid).
 pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
     match serde_json::from_slice::<Raw>(text) {
-        Ok(raw) => build(raw, file, sources),
+        Ok(raw) => build(&raw, file, sources),
         Err(e) => Parsed::Skip(format!("invalid record: {e}")),
     }
 }
 
 /// The record of one object's content, or why it is none.
-pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
-    let (perf, p2p) = match (raw.coll, raw.p2p) {
+pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
+    build_with(raw, file, None, sources)
+}
+
+/// [`build`], the record's source being `known` where the caller knows it holds exactly the
+/// fields `raw` gives (else it is looked up in `sources`).
+pub(super) fn build_with(
+    raw: &Raw<'_>,
+    file: &Arc<PathBuf>,
+    known: Option<Arc<Source>>,
+    sources: &mut Interner,
+) -> Parsed {
+    let (perf, p2p) = match (&raw.coll, &raw.p2p) {
         (Some(c), None) => (c, false),
         (None, Some(p)) => (p, true),
         (Some(_), Some(_)) => return Parsed::Skip("both coll_perf and p2p_perf".into()),
         (None, None) => {
-            return match raw.other {
+            return match &raw.other {
                 Some(kind) if raw.header.is_some() || kind.ends_with("_perf") => {
-                    Parsed::OtherKind(kind)
+                    Parsed::OtherKind(kind.clone())
                 }
                 _ => Parsed::Skip("no coll_perf or p2p_perf".into()),
             }
@@ -189,17 +200,17 @@ pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -
     } else {
         ("coll_perf", "coll")
     };
-    let Some(header) = raw.header else {
+    let Some(header) = &raw.header else {
         return Parsed::Skip("no header".into());
     };
     let missing = |what: &str| Parsed::Skip(format!("missing {what}"));
-    let Some(id) = header.id else {
+    let Some(id) = &header.id else {
         return missing("header.id");
     };
     let Some(nranks) = header.n_ranks else {
         return missing("header.n_ranks");
     };
-    let Some(name) = perf.coll else {
+    let Some(name) = &perf.coll else {
         return missing(&format!("{section}.{prefix}"));
     };
     let Some(bytes) = perf.coll_msg_size_bytes else {
@@ -209,22 +220,22 @@ pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -
         return missing(&format!("{section}.{prefix}_exec_time_us"));
     };
     let op = if p2p {
-        p2p_op(&name, perf.p2p_peer)
+        p2p_op(name, perf.p2p_peer)
     } else {
-        collective_op(&name)
+        collective_op(name)
     };
     let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
     let raw_size = Size::Exact(bytes);
     let Some(size) = apply(rule, raw_size, nranks) else {
         return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
     };
-    let meta = raw.metadata;
+    let meta = &raw.metadata;
     let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
     let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
-    let source = sources.get(&Probe {
+    let probe = || Probe {
         file,
         origin: Origin::Json,
-        comm_id: &id,
+        comm_id: id,
         comm_name: header.comm_name.as_deref(),
         rank: header.rank,
         nranks,
@@ -234,7 +245,12 @@ pub(super) fn build(raw: Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -
         format_version: meta
             .as_ref()
             .and_then(|m| m.inspector_output_format_version.as_deref()),
-    });
+    };
+    debug_assert!(
+        known.as_ref().is_none_or(|s| probe().is(s)),
+        "a known source differs from the record's fields"
+    );
+    let source = known.unwrap_or_else(|| sources.get(&probe()));
     let record = Record {
         source,
         op,

@@ -10,7 +10,7 @@
 
 use super::fast;
 use super::intern::Interner;
-use super::json::{build, parse, Parsed};
+use super::json::{parse, Parsed};
 use super::split::{scan, Found, MAX_RECORD};
 use super::tally::Tally;
 use crate::analysis::inspector::record::Record;
@@ -81,40 +81,44 @@ struct PieceOut {
     consumed: usize,
 }
 
-/// Scans and parses one piece whose first byte is at `base` in the file.
-fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>) -> PieceOut {
+/// Scans and parses one piece whose first byte is at `base` in the file, its records into
+/// `records` (an empty vector whose memory is reused).
+fn piece(bytes: &[u8], base: u64, file: &Arc<PathBuf>, records: Vec<Record>) -> PieceOut {
     let mut tally = Tally::default();
+    tally.records = records;
     // Record objects are at least 200 bytes (header, section and the required fields).
     tally.records.reserve(bytes.len() / 200);
-    // Shared by the fast path and serde's, which take turns.
+    // Shared by the fast path and serde's, which take turns; so is the tally.
     let sources = RefCell::new(Interner::default());
+    let tally = RefCell::new(tally);
     // The piece's own handle on the path: its sources count references to it, and one count
     // shared by every thread would be a cache line they all write.
     let file = Arc::new(PathBuf::clone(file));
-    let add = |tally: &mut Tally, at: usize, parsed: Parsed| match parsed {
-        Parsed::Record(r, verbose) => tally.record(r, verbose),
-        Parsed::OtherKind(kind) => tally.other_kind(kind),
-        Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
+    let add = |at: usize, parsed: Parsed| {
+        let mut tally = tally.borrow_mut();
+        match parsed {
+            Parsed::Record(r, verbose) => tally.record(r, verbose),
+            Parsed::OtherKind(kind) => tally.other_kind(kind),
+            Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
+        }
     };
     let mut shapes = fast::Shapes::default();
-    // The fast path builds the record at once: what it read is large, and each move of it on
-    // the way to the record was memory traffic of its own.
+    // The fast path builds the record and adds it at once: a record is large, and each move of
+    // it on the way to the piece's records was memory traffic of its own.
     let consumed = scan(
         bytes,
         |text| {
-            let (len, raw) = shapes.read(text)?;
-            Some((len, build(raw, &file, &mut sources.borrow_mut())))
+            let (len, parsed) = shapes.record(text, &file, &mut sources.borrow_mut())?;
+            add(text.as_ptr() as usize - bytes.as_ptr() as usize, parsed);
+            Some((len, ()))
         },
         |found| match found {
-            Found::Read { at, value } => add(&mut tally, at, value),
-            Found::Object { at, text } => add(
-                &mut tally,
-                at,
-                parse(text, &file, &mut sources.borrow_mut()),
-            ),
-            Found::Garbage { at, reason } => tally.skip(base + at as u64, reason),
+            Found::Read { .. } => {}
+            Found::Object { at, text } => add(at, parse(text, &file, &mut sources.borrow_mut())),
+            Found::Garbage { at, reason } => tally.borrow_mut().skip(base + at as u64, reason),
         },
     );
+    let tally = tally.into_inner();
     PieceOut { tally, consumed }
 }
 
@@ -136,8 +140,9 @@ fn cuts(data: &[u8]) -> Vec<usize> {
 
 /// Moves the records of `pieces` to the end of `to`, in order, each piece into its own part of
 /// `to`'s memory on its own thread: the move is mostly faulting in that memory, and done on
-/// one thread it held the other cores idle between blocks.
-fn append(to: &mut Vec<Record>, pieces: Vec<Vec<Record>>) {
+/// one thread it held the other cores idle between blocks. The pieces are left empty, their
+/// memory kept for the next block's.
+fn append(to: &mut Vec<Record>, pieces: &mut [Vec<Record>]) {
     let total: usize = pieces.iter().map(Vec::len).sum();
     to.reserve(total);
     let len = to.len();
@@ -151,7 +156,7 @@ fn append(to: &mut Vec<Record>, pieces: Vec<Vec<Record>>) {
     crate::core::parallel::map(&jobs, |job| {
         let mut job = job.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let (part, piece) = job.take().expect("each piece is moved once");
-        for (slot, record) in part.iter_mut().zip(piece) {
+        for (slot, record) in part.iter_mut().zip(piece.drain(..)) {
             slot.write(record);
         }
     });
@@ -169,6 +174,9 @@ struct Consumer {
     carry: Vec<u8>,
     /// File offset of `carry`'s first byte.
     offset: u64,
+    /// Empty record vectors for the next block's pieces: memory the allocator would otherwise
+    /// hand back to the system between blocks, each piece's records then faulting in anew.
+    spare: Vec<Vec<Record>>,
 }
 
 impl Consumer {
@@ -184,17 +192,35 @@ impl Consumer {
         };
         let starts = cuts(&data);
         let ends: Vec<usize> = starts[1..].iter().copied().chain([data.len()]).collect();
-        let spans: Vec<(usize, usize)> = starts.into_iter().zip(ends).collect();
-        let mut outs = crate::core::parallel::map(&spans, |&(s, e)| {
-            piece(&data[s..e], self.offset + s as u64, &self.file)
+        let spans: Vec<(usize, usize, Mutex<Vec<Record>>)> = starts
+            .into_iter()
+            .zip(ends)
+            .map(|(s, e)| (s, e, Mutex::new(self.spare.pop().unwrap_or_default())))
+            .collect();
+        let mut outs = crate::core::parallel::map(&spans, |(s, e, records)| {
+            let records = std::mem::take(
+                &mut *records
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            );
+            piece(&data[*s..*e], self.offset + *s as u64, &self.file, records)
         });
         // The first piece cut inside an object: the rest of the block is scanned as one piece.
         if let Some(bad) =
             (0..spans.len() - 1).find(|&i| outs[i].consumed != spans[i].1 - spans[i].0)
         {
             let s = spans[bad].0;
-            outs.truncate(bad);
-            outs.push(piece(&data[s..], self.offset + s as u64, &self.file));
+            for mut out in outs.drain(bad..) {
+                out.tally.records.clear();
+                self.spare.push(out.tally.records);
+            }
+            let records = self.spare.pop().unwrap_or_default();
+            outs.push(piece(
+                &data[s..],
+                self.offset + s as u64,
+                &self.file,
+                records,
+            ));
             let last = outs.len() - 1;
             outs[last].consumed += s;
         } else {
@@ -204,11 +230,12 @@ impl Consumer {
         let consumed = outs.last().map_or(0, |o| o.consumed);
         // Each block's pieces join the file's tally at once, so that the pieces' memory is
         // reused by the next block's rather than all of it held (and faulted in) until the end.
-        let pieces = outs
+        let mut pieces: Vec<Vec<Record>> = outs
             .iter_mut()
             .map(|o| std::mem::take(&mut o.tally.records))
             .collect();
-        append(&mut self.tally.records, pieces);
+        append(&mut self.tally.records, &mut pieces);
+        self.spare.extend(pieces);
         for out in outs {
             self.tally.merge(out.tally);
         }
@@ -243,6 +270,7 @@ pub(super) fn read_json(file: Arc<PathBuf>, mut reader: Box<dyn Read + Send>) ->
         tally: Tally::default(),
         carry: Vec::new(),
         offset: 0,
+        spare: Vec::new(),
     };
     let mut error = None;
     let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(1);

@@ -26,7 +26,7 @@ pub(super) fn outcomes_with<'a>(
     let mut sources = Interner::default();
     let mut out = Vec::new();
     let consumed = scan(bytes, quick, |found| match found {
-        Found::Read { at, value } => out.push((at, build(value, &file, &mut sources))),
+        Found::Read { at, value } => out.push((at, build(&value, &file, &mut sources))),
         Found::Object { at, text } => out.push((at, parse(text, &file, &mut sources))),
         Found::Garbage { at, reason } => out.push((at, Parsed::Skip(reason))),
     });

@@ -1,11 +1,43 @@
 //! Record shapes against serde: a record read along a learned shape yields exactly what serde
 //! yields, on records whose own values all changed, on records of other communicators and
 //! processes (another branch) and of other kinds sharing a shape's beginning, and on many
-//! thousands of mutated records; what a shape cannot replay is never learned.
+//! thousands of mutated records; what a shape cannot replay is never learned; the records read
+//! along one shape share one source.
 
 use super::super::fast::Shapes;
+use super::super::intern::Interner;
+use super::super::json::{parse, Parsed};
+use super::super::split::{scan, Found};
 use super::fast::{mutate, outcomes, outcomes_with, shapes, Rng};
 use super::{ALL_REDUCE, OLD_ALL_GATHER, SEND};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What scanning `bytes` of `file` yields with records built along `learned`'s shapes, as a
+/// piece of a file reads them.
+fn recorded(
+    bytes: &[u8],
+    learned: &mut Shapes,
+    file: &Arc<PathBuf>,
+    sources: &mut Interner,
+) -> (Vec<(usize, Parsed)>, usize) {
+    let mut out = Vec::new();
+    let mut left = Vec::new();
+    let consumed = scan(
+        bytes,
+        |b| learned.record(b, file, sources),
+        |found| match found {
+            Found::Read { at, value } => out.push((at, value)),
+            Found::Object { at, text } => left.push((at, text)),
+            Found::Garbage { at, reason } => out.push((at, Parsed::Skip(reason))),
+        },
+    );
+    for (at, text) in left {
+        out.push((at, parse(text, file, &mut Interner::default())));
+    }
+    out.sort_by_key(|(at, _)| *at);
+    (out, consumed)
+}
 
 /// Shapes learned from one record of each documented shape.
 fn trained() -> Shapes {
@@ -139,12 +171,71 @@ fn reading_along_shapes_reads_what_serde_reads_on_mutated_records() {
         } else {
             off += 1;
         }
+        let want = outcomes(&text, false);
         assert_eq!(
             outcomes_with(&text, |b| learned.read(b)),
-            outcomes(&text, false),
+            want,
+            "{}",
+            String::from_utf8_lossy(&text)
+        );
+        // Built as a piece builds them: sources remembered along shapes change nothing.
+        let file = Arc::new(PathBuf::from("f.log"));
+        assert_eq!(
+            recorded(&text, &mut learned, &file, &mut Interner::default()),
+            want,
             "{}",
             String::from_utf8_lossy(&text)
         );
     }
     assert!(along > 2_500 && off > 5_000, "{along} {off}");
+}
+
+#[test]
+fn records_read_along_one_shape_share_its_source_and_no_other() {
+    let file = Arc::new(PathBuf::from("f.log"));
+    let mut learned = Shapes::default();
+    let mut sources = Interner::default();
+    let others = [
+        ALL_REDUCE.replacen("0x7f8c496ae9f661", "0x1", 1),
+        ALL_REDUCE.replacen(r#""rank":2"#, r#""rank":3"#, 1),
+        ALL_REDUCE.replacen("example-hostname", "n2", 1),
+        ALL_REDUCE.replacen("1639453", "3", 1),
+        ALL_REDUCE.to_string(),
+    ];
+    // Each communicator and process three times, interleaved, with its own values changed.
+    let mut firsts: Vec<Option<Arc<_>>> = vec![None; others.len()];
+    for round in 0..3 {
+        for (k, text) in others.iter().enumerate() {
+            let text = text.replacen(r#""coll_sn":1407"#, &format!(r#""coll_sn":{round}"#), 1);
+            let (len, parsed) = learned
+                .record(text.as_bytes(), &file, &mut sources)
+                .expect("read by the fast path");
+            assert_eq!(len, text.len());
+            assert_eq!(
+                parsed,
+                parse(text.as_bytes(), &file, &mut Interner::default())
+            );
+            let Parsed::Record(r, _) = parsed else {
+                panic!("{text}")
+            };
+            match &firsts[k] {
+                Some(first) => assert!(Arc::ptr_eq(first, &r.source), "{text}"),
+                None => firsts[k] = Some(r.source),
+            }
+        }
+    }
+    for (i, a) in firsts.iter().enumerate() {
+        for b in &firsts[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    // The same shape read for another file: its source names that file.
+    let other_file = Arc::new(PathBuf::from("g.log"));
+    let (_, parsed) = learned
+        .record(ALL_REDUCE.as_bytes(), &other_file, &mut sources)
+        .unwrap();
+    let Parsed::Record(r, _) = parsed else {
+        panic!()
+    };
+    assert_eq!(*r.source.file, PathBuf::from("g.log"));
 }

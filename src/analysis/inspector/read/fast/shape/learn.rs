@@ -22,7 +22,7 @@ pub(super) fn sticky(slot: Slot, section: Slot) -> bool {
 
 impl Shapes {
     /// Adds the shape of `text` (one whole object), read field by field with these `marks`.
-    pub(super) fn learn(&mut self, text: &[u8], marks: &[Mark]) {
+    pub(super) fn add_shape(&mut self, text: &[u8], marks: &[Mark]) {
         if marks.iter().any(|m| m.slot == Slot::Never)
             || self.nodes.len() + marks.len() + 1 > MAX_NODES
             || self.bytes.len() + text.len() > MAX_BYTES
@@ -54,6 +54,7 @@ impl Shapes {
                         known,
                         slot,
                         next: Vec::new(),
+                        source: None,
                     });
                     self.bytes.extend_from_slice(lit);
                     match parent {

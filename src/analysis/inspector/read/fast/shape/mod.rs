@@ -16,16 +16,24 @@
 //! the values read are the learned record's, so that reader would meet the same keys in the
 //! same sections in the same order (no field twice, as it refuses those before a shape is
 //! learned) and the same known values, and each other value is read by the same method it
-//! would call. A record that leaves the tree
-//! anywhere (other keys, other spacing, a value the method refuses) goes back to the
-//! field-by-field reader, which may learn it as a new shape. Sections and fields the shape does
-//! not replay (a verbose record's event trace, a section of another kind) are never learned.
+//! would call. A record that leaves the tree anywhere (other keys, other spacing, a value the
+//! method refuses) goes back to the field-by-field reader, which may learn it as a new shape.
+//! Sections and fields the shape does not replay (a verbose record's event trace, a section of
+//! another kind) are never learned.
+//!
+//! Every field of a record's [`Source`] is in its shape's bytes, so the records read along one
+//! shape share one source: the first built is remembered at the shape's last step, and the
+//! others take it without a lookup.
 
 mod learn;
 
 use super::cursor::{ascii, Cursor};
-use crate::analysis::inspector::read::json::{Perf, Raw};
+use crate::analysis::inspector::read::intern::Interner;
+use crate::analysis::inspector::read::json::{build_with, Parsed, Perf, Raw};
+use crate::analysis::inspector::record::Source;
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What a step reads after its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +102,10 @@ struct Node {
     known: Vec<Known>,
     slot: Slot,
     next: Vec<u32>,
+    /// For a shape's last step: the source of the records read along the shape, once one has
+    /// been built. Every field of a source is in the shape's bytes (header and metadata are
+    /// sticky), so every record read along it has that source.
+    source: Option<Arc<Source>>,
 }
 
 /// The most steps a piece keeps; a file whose records keep changing shape stops being learned
@@ -115,20 +127,57 @@ pub(in crate::analysis::inspector::read) struct Shapes {
 
 impl Shapes {
     /// Reads the object at the start of `text` (as [`super::raw`] does): along a learned shape
-    /// when one fits, else field by field, learning the record's shape.
+    /// when one fits, else field by field, learning the record's shape. (For tests: a piece
+    /// builds its records through [`Self::record`].)
+    #[cfg(test)]
     pub(in crate::analysis::inspector::read) fn read<'a>(
         &mut self,
         text: &'a [u8],
     ) -> Option<(usize, Raw<'a>)> {
-        if let Some(read) = self.replay(text) {
-            return Some(read);
+        let mut raw = Raw::default();
+        match self.replay(text, &mut raw) {
+            Some((len, _)) => Some((len, raw)),
+            None => self.learn(text),
         }
+    }
+
+    /// The record of the object at the start of `text` of `file` (as [`build_with`] gives it
+    /// from what [`super::raw`] reads), and the object's length; `None` where serde must read
+    /// it. A record read along a shape whose records were built before shares their source
+    /// without looking it up in `sources`.
+    pub(in crate::analysis::inspector::read) fn record(
+        &mut self,
+        text: &[u8],
+        file: &Arc<PathBuf>,
+        sources: &mut Interner,
+    ) -> Option<(usize, Parsed)> {
+        // Read in place: what is read is large, and each move of it was memory traffic.
+        let mut raw = Raw::default();
+        let Some((len, leaf)) = self.replay(text, &mut raw) else {
+            let (len, raw) = self.learn(text)?;
+            return Some((len, build_with(&raw, file, None, sources)));
+        };
+        let known = self.nodes[leaf as usize]
+            .source
+            .as_ref()
+            .filter(|s| Arc::ptr_eq(&s.file, file))
+            .cloned();
+        let learn = known.is_none();
+        let parsed = build_with(&raw, file, known, sources);
+        if let (Parsed::Record(r, _), true) = (&parsed, learn) {
+            self.nodes[leaf as usize].source = Some(Arc::clone(&r.source));
+        }
+        Some((len, parsed))
+    }
+
+    /// The object at the start of `text` read field by field, its shape learned.
+    fn learn<'a>(&mut self, text: &'a [u8]) -> Option<(usize, Raw<'a>)> {
         if self.nodes.len() >= MAX_NODES {
             return super::raw(text);
         }
         let (read, marks) = super::raw_marked(text, std::mem::take(&mut self.marks));
         if let Some((len, _)) = &read {
-            self.learn(&text[..*len], &marks);
+            self.add_shape(&text[..*len], &marks);
         }
         self.marks = marks;
         read
@@ -137,7 +186,7 @@ impl Shapes {
     /// Whether `text` fits a learned shape (for tests).
     #[cfg(test)]
     pub(in crate::analysis::inspector::read) fn fits(&self, text: &[u8]) -> bool {
-        self.replay(text).is_some()
+        self.replay(text, &mut Raw::default()).is_some()
     }
 
     /// How many steps the learned shapes hold (for tests).
@@ -146,36 +195,38 @@ impl Shapes {
         self.nodes.len()
     }
 
-    /// The object read along a learned shape, or `None` where none fits.
-    fn replay<'a>(&self, text: &'a [u8]) -> Option<(usize, Raw<'a>)> {
+    /// Reads the object along a learned shape into `raw` (a default one); its length and the
+    /// shape's last step, or `None` where none fits (`raw` then holds what was read before).
+    fn replay<'a>(&self, text: &'a [u8], raw: &mut Raw<'a>) -> Option<(usize, u32)> {
         let mut c = Cursor::new(text);
-        let mut raw = Raw::default();
         // Which perf section the perf fields go to.
         let mut p2p = false;
         let mut next = &self.roots;
         loop {
             let from = c.at();
-            let node = next.iter().map(|&k| &self.nodes[k as usize]).find(|n| {
+            let k = next.iter().copied().find(|&k| {
+                let n = &self.nodes[k as usize];
                 follows(
                     &mut c,
                     &self.bytes[n.from as usize..(n.from + n.len) as usize],
                 )
             })?;
+            let node = &self.nodes[k as usize];
             for known in &node.known {
-                put_known(&mut raw, &mut p2p, &text[from..], *known)?;
+                put_known(raw, &mut p2p, &text[from..], *known)?;
             }
             match node.slot {
                 Slot::Timestamp => raw.metadata.as_mut()?.dump_timestamp_us = c.opt_u64()?,
-                Slot::Name => perf(&mut raw, p2p)?.coll = c.opt_str()?,
-                Slot::Seq => perf(&mut raw, p2p)?.coll_sn = c.opt_u64()?,
-                Slot::Peer => perf(&mut raw, p2p)?.p2p_peer = c.opt_u32()?,
-                Slot::Bytes => perf(&mut raw, p2p)?.coll_msg_size_bytes = c.opt_u64()?,
-                Slot::Time => perf(&mut raw, p2p)?.coll_exec_time_us = c.opt_f64()?,
-                Slot::Timing => perf(&mut raw, p2p)?.coll_timing_source = c.opt_str()?,
-                Slot::AlgBw => perf(&mut raw, p2p)?.coll_algobw_gbs = c.bandwidth()?,
-                Slot::BusBw => perf(&mut raw, p2p)?.coll_busbw_gbs = c.bandwidth()?,
+                Slot::Name => perf(raw, p2p)?.coll = c.opt_str()?,
+                Slot::Seq => perf(raw, p2p)?.coll_sn = c.opt_u64()?,
+                Slot::Peer => perf(raw, p2p)?.p2p_peer = c.opt_u32()?,
+                Slot::Bytes => perf(raw, p2p)?.coll_msg_size_bytes = c.opt_u64()?,
+                Slot::Time => perf(raw, p2p)?.coll_exec_time_us = c.opt_f64()?,
+                Slot::Timing => perf(raw, p2p)?.coll_timing_source = c.opt_str()?,
+                Slot::AlgBw => perf(raw, p2p)?.coll_algobw_gbs = c.bandwidth()?,
+                Slot::BusBw => perf(raw, p2p)?.coll_busbw_gbs = c.bandwidth()?,
                 Slot::Skip2 => c.skip(2)?,
-                Slot::End => return Some((c.at(), raw)),
+                Slot::End => return Some((c.at(), k)),
                 // Sticky fields are never a step's own slot.
                 _ => return None,
             }
