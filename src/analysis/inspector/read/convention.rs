@@ -51,6 +51,16 @@ pub(super) fn p2p_op(name: &str, peer: Option<u32>) -> Op {
     }
 }
 
+/// `op` (a point-to-point operation, as [`p2p_op`] gives it) with `peer` as its peer:
+/// `p2p_op(name, peer)` is `with_peer(&p2p_op(name, p), peer)` for any `p`.
+pub(super) fn with_peer(op: &Op, peer: Option<u32>) -> Op {
+    match op {
+        Op::Send { .. } => Op::Send { peer },
+        Op::Recv { .. } => Op::Recv { peer },
+        other => other.clone(),
+    }
+}
+
 /// The timing source a `coll_timing_source` value names.
 pub(super) fn timing(name: &str) -> Timing {
     match name {
@@ -161,6 +171,15 @@ mod tests {
             size_rule(&collective_op("AllGatherV"), 4096, 2, 0.0, None),
             SizeRule::TimesRanks
         );
+    }
+
+    #[test]
+    fn a_point_to_point_operation_takes_any_peer_as_its_name_would() {
+        for name in ["Send", "Recv", "SendRecv", "send"] {
+            for (first, peer) in [(None, Some(3)), (Some(1), None), (Some(2), Some(2))] {
+                assert_eq!(with_peer(&p2p_op(name, first), peer), p2p_op(name, peer));
+            }
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub(super) struct Probe<'a> {
 impl Probe<'_> {
     /// Whether `s` holds exactly these fields (and no GPU or algorithm, which JSON records do
     /// not write).
-    pub(super) fn is(&self, s: &Source) -> bool {
+    fn is(&self, s: &Source) -> bool {
         (Arc::ptr_eq(self.file, &s.file) || *self.file == s.file)
             && self.origin == s.origin
             && self.comm_id == s.comm_id

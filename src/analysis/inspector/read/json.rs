@@ -20,9 +20,9 @@
 //! reason; a record whose only section is of another kind (`*_perf` keys this reader does not
 //! know) is counted in the file's notes.
 
-use super::convention::{apply, collective_op, p2p_op, size_rule, timing};
+use super::convention::{apply, collective_op, p2p_op, size_rule, timing, with_peer};
 use super::intern::{Interner, Probe};
-use crate::analysis::inspector::record::{Origin, Record, Size, Source};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, Source, Timing};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -171,17 +171,6 @@ pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>, sources: &mut Interner) ->
 
 /// The record of one object's content, or why it is none.
 pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
-    build_with(raw, file, None, sources)
-}
-
-/// [`build`], the record's source being `known` where the caller knows it holds exactly the
-/// fields `raw` gives (else it is looked up in `sources`).
-pub(super) fn build_with(
-    raw: &Raw<'_>,
-    file: &Arc<PathBuf>,
-    known: Option<Arc<Source>>,
-    sources: &mut Interner,
-) -> Parsed {
     let (perf, p2p) = match (&raw.coll, &raw.p2p) {
         (Some(c), None) => (c, false),
         (None, Some(p)) => (p, true),
@@ -195,11 +184,6 @@ pub(super) fn build_with(
             }
         }
     };
-    let (section, prefix) = if p2p {
-        ("p2p_perf", "p2p")
-    } else {
-        ("coll_perf", "coll")
-    };
     let Some(header) = &raw.header else {
         return Parsed::Skip("no header".into());
     };
@@ -210,28 +194,7 @@ pub(super) fn build_with(
     let Some(nranks) = header.n_ranks else {
         return missing("header.n_ranks");
     };
-    let Some(name) = &perf.coll else {
-        return missing(&format!("{section}.{prefix}"));
-    };
-    let Some(bytes) = perf.coll_msg_size_bytes else {
-        return missing(&format!("{section}.{prefix}_msg_size_bytes"));
-    };
-    let Some(time_us) = perf.coll_exec_time_us else {
-        return missing(&format!("{section}.{prefix}_exec_time_us"));
-    };
-    let op = if p2p {
-        p2p_op(name, perf.p2p_peer)
-    } else {
-        collective_op(name)
-    };
-    let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
-    let raw_size = Size::Exact(bytes);
-    let Some(size) = apply(rule, raw_size, nranks) else {
-        return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
-    };
     let meta = &raw.metadata;
-    let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
-    let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
     let probe = || Probe {
         file,
         origin: Origin::Json,
@@ -246,23 +209,113 @@ pub(super) fn build_with(
             .as_ref()
             .and_then(|m| m.inspector_output_format_version.as_deref()),
     };
-    debug_assert!(
-        known.as_ref().is_none_or(|s| probe().is(s)),
-        "a known source differs from the record's fields"
-    );
-    let source = known.unwrap_or_else(|| sources.get(&probe()));
-    let record = Record {
+    let dump_ts = meta.as_ref().and_then(|m| m.dump_timestamp_us);
+    from_perf(perf, p2p, dump_ts, nranks, || sources.get(&probe()))
+}
+
+/// The record of a perf section (`p2p`: it is `p2p_perf`) whose header is valid and holds
+/// `nranks`, with the metadata's `dump_ts` and the source `source` gives (asked only for a
+/// record), or why there is none.
+pub(super) fn from_perf(
+    perf: &Perf<'_>,
+    p2p: bool,
+    dump_ts: Option<u64>,
+    nranks: u32,
+    source: impl FnOnce() -> Arc<Source>,
+) -> Parsed {
+    let Some(name) = &perf.coll else {
+        let (section, prefix) = names(p2p);
+        return Parsed::Skip(format!("missing {section}.{prefix}"));
+    };
+    let op = if p2p {
+        p2p_op(name, perf.p2p_peer)
+    } else {
+        collective_op(name)
+    };
+    let timing = perf.coll_timing_source.as_deref().map(timing);
+    assemble(op, timing, perf, p2p, dump_ts, nranks, source)
+}
+
+/// What the records read along one shape share: all but the numbers of their perf section.
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub(super) source: Arc<Source>,
+    /// The section is `p2p_perf`.
+    pub(super) p2p: bool,
+    /// The operation the function name stands for (a send or receive's peer is each record's).
+    pub(super) op: Op,
+    pub(super) timing: Option<Timing>,
+}
+
+/// The record of a perf section whose fields but the numbers are those of `shared`'s records
+/// (what [`from_perf`] gives for it): the fast path's, for a record read along a shape.
+pub(super) fn along(shared: &Shared, perf: &Perf<'_>, dump_ts: Option<u64>) -> Parsed {
+    let op = if shared.p2p {
+        with_peer(&shared.op, perf.p2p_peer)
+    } else {
+        shared.op.clone()
+    };
+    let nranks = shared.source.nranks;
+    let source = || Arc::clone(&shared.source);
+    assemble(
+        op,
+        shared.timing.clone(),
+        perf,
+        shared.p2p,
+        dump_ts,
+        nranks,
         source,
+    )
+}
+
+/// The section's and its fields' prefix in reasons.
+fn names(p2p: bool) -> (&'static str, &'static str) {
+    if p2p {
+        ("p2p_perf", "p2p")
+    } else {
+        ("coll_perf", "coll")
+    }
+}
+
+/// The record of `op` from the perf section's numbers, or why there is none.
+fn assemble(
+    op: Op,
+    timing: Option<Timing>,
+    perf: &Perf<'_>,
+    p2p: bool,
+    dump_ts: Option<u64>,
+    nranks: u32,
+    source: impl FnOnce() -> Arc<Source>,
+) -> Parsed {
+    let missing = |what: &str| {
+        let (section, prefix) = names(p2p);
+        Parsed::Skip(format!("missing {section}.{prefix}_{what}"))
+    };
+    let Some(bytes) = perf.coll_msg_size_bytes else {
+        return missing("msg_size_bytes");
+    };
+    let Some(time_us) = perf.coll_exec_time_us else {
+        return missing("exec_time_us");
+    };
+    let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
+    let raw_size = Size::Exact(bytes);
+    let Some(size) = apply(rule, raw_size, nranks) else {
+        return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
+    };
+    let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
+    let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
+    let record = Record {
+        source: source(),
         op,
         seq: perf.coll_sn,
         raw_size,
         size,
         size_rule: rule,
         time_us,
-        timing: perf.coll_timing_source.as_deref().map(timing),
+        timing,
         algbw_gbs: perf.coll_algobw_gbs,
         busbw_gbs: perf.coll_busbw_gbs,
-        timestamp_us: trace_start.or(meta.as_ref().and_then(|m| m.dump_timestamp_us)),
+        timestamp_us: trace_start.or(dump_ts),
     };
     Parsed::Record(record, verbose)
 }

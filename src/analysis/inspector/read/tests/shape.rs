@@ -1,15 +1,17 @@
 //! Record shapes against serde: a record read along a learned shape yields exactly what serde
-//! yields, on records whose own values all changed, on records of other communicators and
-//! processes (another branch) and of other kinds sharing a shape's beginning, and on many
-//! thousands of mutated records; what a shape cannot replay is never learned; the records read
-//! along one shape share one source.
+//! yields, on records whose own values all changed, on records of other communicators,
+//! processes and functions (another branch) and of other kinds sharing a shape's beginning,
+//! and on many thousands of mutated records; what a shape cannot replay is never learned; the
+//! records read along one shape share one source. (Debug builds also hold every record read
+//! along a shape to the same object read field by field.)
 
 use super::super::fast::Shapes;
 use super::super::intern::Interner;
 use super::super::json::{parse, Parsed};
 use super::super::split::{scan, Found};
-use super::fast::{mutate, outcomes, outcomes_with, shapes, Rng};
+use super::fast::{mutate, outcomes, shapes, Rng};
 use super::{ALL_REDUCE, OLD_ALL_GATHER, SEND};
+use crate::analysis::inspector::record::Op;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -39,13 +41,26 @@ fn recorded(
     (out, consumed)
 }
 
-/// Shapes learned from one record of each documented shape.
-fn trained() -> Shapes {
+/// Shapes learned from one record of each documented shape of `file`.
+fn trained(file: &Arc<PathBuf>) -> Shapes {
     let mut learned = Shapes::default();
     for text in shapes() {
-        learned.read(text.as_bytes());
+        recorded(
+            text.as_bytes(),
+            &mut learned,
+            file,
+            &mut Interner::default(),
+        );
     }
     learned
+}
+
+/// What scanning `text` yields through `learned` (a file's piece reading it), which must be
+/// what serde yields; `learned` learns from it.
+fn read_along(learned: &mut Shapes, file: &Arc<PathBuf>, text: &str) -> Vec<(usize, Parsed)> {
+    let (read, _) = recorded(text.as_bytes(), learned, file, &mut Interner::default());
+    assert_eq!(read, outcomes(text.as_bytes(), false).0, "{text}");
+    read
 }
 
 /// `text` with each `(from, to)` replaced once.
@@ -57,37 +72,52 @@ fn edit(text: &str, edits: &[(&str, &str)]) -> String {
 
 #[test]
 fn a_record_of_a_learned_shape_is_read_along_it_whatever_its_own_values() {
+    let file = Arc::new(PathBuf::from("f.log"));
     let mut learned = Shapes::default();
     assert!(!learned.fits(ALL_REDUCE.as_bytes()));
-    assert!(learned.read(ALL_REDUCE.as_bytes()).is_some());
-    // The header and metadata but the time are one step; each other value ends one.
-    assert_eq!(learned.steps(), 9);
+    read_along(&mut learned, &file, ALL_REDUCE);
+    // The header, the metadata but the time, the function name and the timing source are
+    // part of the steps' bytes; each other value ends one.
+    assert_eq!(learned.steps(), 7);
     let other = edit(
         ALL_REDUCE,
         &[
             ("1748030377748202", "9"),
-            ("AllReduce", "AllGather"),
             ("1407", "0"),
             ("17179869184", "1024"),
             ("61974", "12.5"),
-            ("kernel_gpu", "collective_cpu"),
             ("277.210914", "\"nan\""),
             ("485.119099", "null"),
         ],
     );
     assert!(learned.fits(other.as_bytes()), "{other}");
-    let (read, _) = outcomes_with(other.as_bytes(), |b| learned.read(b));
-    assert_eq!(read.len(), 1);
-    assert_eq!(
-        (read, learned.steps()),
-        (outcomes(other.as_bytes(), false).0, 9)
+    assert_eq!(read_along(&mut learned, &file, &other).len(), 1);
+    assert_eq!(learned.steps(), 7);
+    // A send's peer is its own, as are its other values.
+    read_along(&mut learned, &file, SEND);
+    let steps = learned.steps();
+    let other = edit(
+        SEND,
+        &[
+            ("11", "12"),
+            (r#""p2p_peer":5"#, r#""p2p_peer":0"#),
+            ("65536", "8"),
+        ],
     );
+    assert!(learned.fits(other.as_bytes()), "{other}");
+    let read = read_along(&mut learned, &file, &other);
+    let Parsed::Record(r, _) = &read[0].1 else {
+        panic!("{read:?}")
+    };
+    assert_eq!(r.op, Op::Send { peer: Some(0) });
+    assert_eq!(learned.steps(), steps);
 }
 
 #[test]
 fn another_communicator_or_process_is_another_branch_learned_once() {
+    let file = Arc::new(PathBuf::from("f.log"));
     let mut learned = Shapes::default();
-    learned.read(ALL_REDUCE.as_bytes());
+    read_along(&mut learned, &file, ALL_REDUCE);
     for (from, to) in [
         ("0x7f8c496ae9f661", "0x1"),
         ("DP Group 0", "TP Group 12"),
@@ -98,39 +128,44 @@ fn another_communicator_or_process_is_another_branch_learned_once() {
         (r#""git_rev":"""#, r#""git_rev":"abc""#),
         ("example-hostname", "n2"),
         ("1639453", "3"),
+        ("AllReduce", "AllGather"),
+        ("kernel_gpu", "collective_cpu"),
     ] {
         let other = ALL_REDUCE.replacen(from, to, 1);
         let before = learned.steps();
         assert!(!learned.fits(other.as_bytes()), "{other}");
-        let read = outcomes_with(other.as_bytes(), |b| learned.read(b));
-        assert_eq!(read, outcomes(other.as_bytes(), false));
+        read_along(&mut learned, &file, &other);
         assert!(learned.fits(other.as_bytes()), "{other}");
-        // Fields before the time part at the root; the host and pid after the time.
-        let after_time = from == "example-hostname" || from == "1639453";
-        assert_eq!(learned.steps() - before, if after_time { 8 } else { 9 });
+        read_along(&mut learned, &file, &other);
+        // Fields before the time part at the root; the host, pid and function name after the
+        // time; the timing source before the algorithm bandwidth.
+        let new_steps = match from {
+            "example-hostname" | "1639453" | "AllReduce" => 6,
+            "kernel_gpu" => 3,
+            _ => 7,
+        };
+        assert_eq!(learned.steps() - before, new_steps, "{other}");
     }
     assert!(learned.fits(ALL_REDUCE.as_bytes()));
 }
 
 #[test]
 fn shapes_share_their_common_beginning_and_each_kind_is_read_along_its_own() {
+    let file = Arc::new(PathBuf::from("f.log"));
     let mut learned = Shapes::default();
-    learned.read(ALL_REDUCE.as_bytes());
+    read_along(&mut learned, &file, ALL_REDUCE);
     // A send by the same process on the same communicator parts from the all-reduce after
     // the time.
     let perf = &SEND[SEND.find(r#""p2p_perf""#).unwrap()..];
     let own_send = ALL_REDUCE[..ALL_REDUCE.find(r#""coll_perf""#).unwrap()].to_string() + perf;
-    learned.read(own_send.as_bytes());
-    assert_eq!(learned.steps(), 9 + 9);
-    learned.read(SEND.as_bytes());
-    learned.read(OLD_ALL_GATHER.as_bytes());
-    assert_eq!(learned.steps(), 18 + 10 + 8);
+    read_along(&mut learned, &file, &own_send);
+    assert_eq!(learned.steps(), 7 + 7);
+    read_along(&mut learned, &file, SEND);
+    read_along(&mut learned, &file, OLD_ALL_GATHER);
+    assert_eq!(learned.steps(), 14 + 8 + 7);
     for text in [ALL_REDUCE, SEND, OLD_ALL_GATHER, &own_send] {
         assert!(learned.fits(text.as_bytes()), "{text}");
-        assert_eq!(
-            outcomes_with(text.as_bytes(), |b| learned.read(b)),
-            outcomes(text.as_bytes(), false)
-        );
+        read_along(&mut learned, &file, text);
     }
     // Other spacing is another shape.
     let spaced = ALL_REDUCE.replace(r#","coll_sn":"#, r#", "coll_sn":"#);
@@ -143,14 +178,12 @@ fn what_a_shape_cannot_replay_is_never_learned() {
     let verbose = ALL_REDUCE.strip_suffix("}}").unwrap().to_string() + trace;
     let other_kind = r#"{"header":{"id":"0x1","n_ranks":2},"kernel_perf":{"x":1}}"#;
     let duplicate = ALL_REDUCE.replace(r#""rank":2"#, r#""rank":2,"rank":3"#);
+    let file = Arc::new(PathBuf::from("f.log"));
     for text in [verbose.as_str(), other_kind, duplicate.as_str()] {
         let mut learned = Shapes::default();
-        learned.read(text.as_bytes());
+        read_along(&mut learned, &file, text);
         assert_eq!(learned.steps(), 0, "{text}");
-        assert_eq!(
-            outcomes_with(text.as_bytes(), |b| learned.read(b)),
-            outcomes(text.as_bytes(), false)
-        );
+        read_along(&mut learned, &file, text);
     }
 }
 
@@ -159,11 +192,13 @@ fn reading_along_shapes_reads_what_serde_reads_on_mutated_records() {
     let base = shapes();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let (mut along, mut off) = (0, 0);
-    let mut learned = trained();
+    let file = Arc::new(PathBuf::from("f.log"));
+    let mut learned = trained(&file);
+    let mut sources = Interner::default();
     for i in 0..30_000 {
         // Mutated records are learned too; a fresh set now and then keeps learning going.
         if i % 300 == 0 {
-            learned = trained();
+            learned = trained(&file);
         }
         let text = mutate(&mut rng, base[i % base.len()].as_bytes());
         if learned.fits(&text) {
@@ -171,18 +206,9 @@ fn reading_along_shapes_reads_what_serde_reads_on_mutated_records() {
         } else {
             off += 1;
         }
-        let want = outcomes(&text, false);
         assert_eq!(
-            outcomes_with(&text, |b| learned.read(b)),
-            want,
-            "{}",
-            String::from_utf8_lossy(&text)
-        );
-        // Built as a piece builds them: sources remembered along shapes change nothing.
-        let file = Arc::new(PathBuf::from("f.log"));
-        assert_eq!(
-            recorded(&text, &mut learned, &file, &mut Interner::default()),
-            want,
+            recorded(&text, &mut learned, &file, &mut sources),
+            outcomes(&text, false),
             "{}",
             String::from_utf8_lossy(&text)
         );

@@ -7,31 +7,33 @@
 //! A shape is the list of steps the field-by-field reader took on one record: the bytes from
 //! the end of one value to the start of the next (keys, colons, commas, braces, whitespace,
 //! exactly) and what the next value is. Values a communicator's records in one process all
-//! repeat (the header, the metadata but its time) are part of a step's bytes, known from the
-//! learned record, so most of a record is one comparison. The shapes a piece has learned share
-//! their common beginnings as a tree, so a record of another kind costs the comparison where
-//! the kinds part, not a second reading from the start.
+//! repeat (the header, the metadata but its time) and those that take a few values (the
+//! function name, the timing source) are part of a step's bytes, so most of a record is one
+//! comparison and only its numbers are read. The shapes a piece has learned share their common
+//! beginnings as a tree, so a record of another kind costs the comparison where the kinds
+//! part, not a second reading from the start.
 //!
 //! Reading along a shape gives exactly what the field-by-field reader gives: the bytes outside
 //! the values read are the learned record's, so that reader would meet the same keys in the
 //! same sections in the same order (no field twice, as it refuses those before a shape is
-//! learned) and the same known values, and each other value is read by the same method it
-//! would call. A record that leaves the tree anywhere (other keys, other spacing, a value the
-//! method refuses) goes back to the field-by-field reader, which may learn it as a new shape.
-//! Sections and fields the shape does not replay (a verbose record's event trace, a section of
-//! another kind) are never learned.
+//! learned) and the same values in those bytes, and each other value is read by the same
+//! method it would call. A record that leaves the tree anywhere (other keys, other spacing, a
+//! value the method refuses) goes back to the field-by-field reader, which may learn it as a
+//! new shape. Sections and fields the shape does not replay (a verbose record's event trace, a
+//! section of another kind) are never learned.
 //!
-//! Every field of a record's [`Source`] is in its shape's bytes, so the records read along one
-//! shape share one source: the first built is remembered at the shape's last step, and the
-//! others take it without a lookup.
+//! So the records read along one shape share all but their numbers: the record's
+//! [`Source`](crate::analysis::inspector::record::Source), its operation and its timing source.
+//! The first record built along a shape (read field by field) leaves them at the shape's last
+//! step as a [`Shared`], and each record after it is built from that and its own numbers,
+//! without reading or looking up the rest. Debug builds hold each such record to the same
+//! object read field by field.
 
 mod learn;
 
-use super::cursor::{ascii, Cursor};
+use super::cursor::Cursor;
 use crate::analysis::inspector::read::intern::Interner;
-use crate::analysis::inspector::read::json::{build_with, Parsed, Perf, Raw};
-use crate::analysis::inspector::record::Source;
-use std::borrow::Cow;
+use crate::analysis::inspector::read::json::{along, build, Parsed, Perf, Shared};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -80,32 +82,20 @@ pub(in crate::analysis::inspector::read) struct Mark {
     pub(super) slot: Slot,
 }
 
-/// A field whose value is part of a step's bytes (see [`learn::sticky`]), known from the record the
-/// step was learned from.
-#[derive(Clone, Copy, Debug)]
-enum Known {
-    /// A section starts.
-    Begin(Slot),
-    /// A string field; where its content lies from the step's first byte (`None`: `null`).
-    Str(Slot, Option<(u32, u32)>),
-    /// A number field.
-    Num(Slot, Option<u32>),
-    /// A value the record does not keep.
-    Skip,
-}
-
-/// One step of a shape: its bytes (a range of [`Shapes::bytes`]), the fields those bytes
-/// hold, what follows them, and the steps that may come next.
+/// One step of a shape: its bytes (a range of [`Shapes::bytes`]), what follows them, and the
+/// steps that may come next.
 struct Node {
     from: u32,
     len: u32,
-    known: Vec<Known>,
     slot: Slot,
     next: Vec<u32>,
-    /// For a shape's last step: the source of the records read along the shape, once one has
-    /// been built. Every field of a source is in the shape's bytes (header and metadata are
-    /// sticky), so every record read along it has that source.
-    source: Option<Arc<Source>>,
+    /// For a shape's last step: which perf section the shape holds (`Some(true)`: `p2p_perf`),
+    /// where it holds exactly one (with none or both, no record is built along it).
+    p2p: Option<bool>,
+    /// For a shape's last step: what the records read along the shape share, once one has
+    /// been built. Every field of a source, the function name and the timing source are in
+    /// the shape's bytes (they are sticky), so every record read along it shares them.
+    shared: Option<Shared>,
 }
 
 /// The most steps a piece keeps; a file whose records keep changing shape stops being learned
@@ -126,67 +116,70 @@ pub(in crate::analysis::inspector::read) struct Shapes {
 }
 
 impl Shapes {
-    /// Reads the object at the start of `text` (as [`super::raw`] does): along a learned shape
-    /// when one fits, else field by field, learning the record's shape. (For tests: a piece
-    /// builds its records through [`Self::record`].)
-    #[cfg(test)]
-    pub(in crate::analysis::inspector::read) fn read<'a>(
-        &mut self,
-        text: &'a [u8],
-    ) -> Option<(usize, Raw<'a>)> {
-        let mut raw = Raw::default();
-        match self.replay(text, &mut raw) {
-            Some((len, _)) => Some((len, raw)),
-            None => self.learn(text),
-        }
-    }
-
-    /// The record of the object at the start of `text` of `file` (as [`build_with`] gives it
-    /// from what [`super::raw`] reads), and the object's length; `None` where serde must read
-    /// it. A record read along a shape whose records were built before shares their source
-    /// without looking it up in `sources`.
+    /// The record of the object at the start of `text` of `file` (what [`build`] gives from
+    /// what [`super::raw`] reads), and the object's length; `None` where serde must read it.
+    ///
+    /// Along a shape whose records of this file were built before, only the values are read:
+    /// the header and metadata are the shape's bytes, so the record takes the source of the
+    /// one built before and needs neither those fields nor a lookup. The first record along a
+    /// shape is read field by field, and its source remembered at the shape's last step.
     pub(in crate::analysis::inspector::read) fn record(
         &mut self,
         text: &[u8],
         file: &Arc<PathBuf>,
         sources: &mut Interner,
     ) -> Option<(usize, Parsed)> {
-        // Read in place: what is read is large, and each move of it was memory traffic.
-        let mut raw = Raw::default();
-        let Some((len, leaf)) = self.replay(text, &mut raw) else {
-            let (len, raw) = self.learn(text)?;
-            return Some((len, build_with(&raw, file, None, sources)));
+        let mut perf = Perf::default();
+        let Some((len, leaf, dump_ts)) = self.replay(text, &mut perf) else {
+            return self.learn(text, file, sources);
         };
-        let known = self.nodes[leaf as usize]
-            .source
+        let node = &mut self.nodes[leaf as usize];
+        if let Some(shared) = node
+            .shared
             .as_ref()
-            .filter(|s| Arc::ptr_eq(&s.file, file))
-            .cloned();
-        let learn = known.is_none();
-        let parsed = build_with(&raw, file, known, sources);
-        if let (Parsed::Record(r, _), true) = (&parsed, learn) {
-            self.nodes[leaf as usize].source = Some(Arc::clone(&r.source));
+            .filter(|s| Arc::ptr_eq(&s.source.file, file))
+        {
+            let parsed = along(shared, &perf, dump_ts);
+            #[cfg(debug_assertions)]
+            check(text, file, len, &parsed);
+            return Some((len, parsed));
         }
+        // The shape was learned from another file's record.
+        let (len, raw) = super::raw(text)?;
+        let parsed = build(&raw, file, sources);
+        remember(node, &parsed);
         Some((len, parsed))
     }
 
-    /// The object at the start of `text` read field by field, its shape learned.
-    fn learn<'a>(&mut self, text: &'a [u8]) -> Option<(usize, Raw<'a>)> {
+    /// The record of the object at the start of `text` read field by field, its shape learned
+    /// and the record's source remembered at the shape's last step.
+    fn learn(
+        &mut self,
+        text: &[u8],
+        file: &Arc<PathBuf>,
+        sources: &mut Interner,
+    ) -> Option<(usize, Parsed)> {
         if self.nodes.len() >= MAX_NODES {
-            return super::raw(text);
+            let (len, raw) = super::raw(text)?;
+            return Some((len, build(&raw, file, sources)));
         }
         let (read, marks) = super::raw_marked(text, std::mem::take(&mut self.marks));
-        if let Some((len, _)) = &read {
-            self.add_shape(&text[..*len], &marks);
-        }
+        let learned = read.map(|(len, raw)| {
+            let leaf = self.add_shape(&text[..len], &marks);
+            let parsed = build(&raw, file, sources);
+            if let Some(leaf) = leaf {
+                remember(&mut self.nodes[leaf], &parsed);
+            }
+            (len, parsed)
+        });
         self.marks = marks;
-        read
+        learned
     }
 
     /// Whether `text` fits a learned shape (for tests).
     #[cfg(test)]
     pub(in crate::analysis::inspector::read) fn fits(&self, text: &[u8]) -> bool {
-        self.replay(text, &mut Raw::default()).is_some()
+        self.replay(text, &mut Perf::default()).is_some()
     }
 
     /// How many steps the learned shapes hold (for tests).
@@ -195,15 +188,14 @@ impl Shapes {
         self.nodes.len()
     }
 
-    /// Reads the object along a learned shape into `raw` (a default one); its length and the
-    /// shape's last step, or `None` where none fits (`raw` then holds what was read before).
-    fn replay<'a>(&self, text: &'a [u8], raw: &mut Raw<'a>) -> Option<(usize, u32)> {
+    /// Reads the object's values along a learned shape, those of its perf section into `perf`
+    /// (a default one); its length, the shape's last step and the metadata's time, or `None`
+    /// where none fits (`perf` then holds what was read before).
+    fn replay<'a>(&self, text: &'a [u8], perf: &mut Perf<'a>) -> Option<(usize, u32, Option<u64>)> {
         let mut c = Cursor::new(text);
-        // Which perf section the perf fields go to.
-        let mut p2p = false;
+        let mut dump_ts = None;
         let mut next = &self.roots;
         loop {
-            let from = c.at();
             let k = next.iter().copied().find(|&k| {
                 let n = &self.nodes[k as usize];
                 follows(
@@ -212,21 +204,16 @@ impl Shapes {
                 )
             })?;
             let node = &self.nodes[k as usize];
-            for known in &node.known {
-                put_known(raw, &mut p2p, &text[from..], *known)?;
-            }
             match node.slot {
-                Slot::Timestamp => raw.metadata.as_mut()?.dump_timestamp_us = c.opt_u64()?,
-                Slot::Name => perf(raw, p2p)?.coll = c.opt_str()?,
-                Slot::Seq => perf(raw, p2p)?.coll_sn = c.opt_u64()?,
-                Slot::Peer => perf(raw, p2p)?.p2p_peer = c.opt_u32()?,
-                Slot::Bytes => perf(raw, p2p)?.coll_msg_size_bytes = c.opt_u64()?,
-                Slot::Time => perf(raw, p2p)?.coll_exec_time_us = c.opt_f64()?,
-                Slot::Timing => perf(raw, p2p)?.coll_timing_source = c.opt_str()?,
-                Slot::AlgBw => perf(raw, p2p)?.coll_algobw_gbs = c.bandwidth()?,
-                Slot::BusBw => perf(raw, p2p)?.coll_busbw_gbs = c.bandwidth()?,
+                Slot::Timestamp => dump_ts = c.opt_u64()?,
+                Slot::Seq => perf.coll_sn = c.opt_u64()?,
+                Slot::Peer => perf.p2p_peer = c.opt_u32()?,
+                Slot::Bytes => perf.coll_msg_size_bytes = c.opt_u64()?,
+                Slot::Time => perf.coll_exec_time_us = c.opt_f64()?,
+                Slot::AlgBw => perf.coll_algobw_gbs = c.bandwidth()?,
+                Slot::BusBw => perf.coll_busbw_gbs = c.bandwidth()?,
                 Slot::Skip2 => c.skip(2)?,
-                Slot::End => return Some((c.at(), k)),
+                Slot::End => return Some((c.at(), k, dump_ts)),
                 // Sticky fields are never a step's own slot.
                 _ => return None,
             }
@@ -235,43 +222,26 @@ impl Shapes {
     }
 }
 
-/// Puts a field known from a step's bytes (`step`: the record's bytes from the step's first
-/// on) into `raw`.
-fn put_known<'a>(raw: &mut Raw<'a>, p2p: &mut bool, step: &'a [u8], known: Known) -> Option<()> {
-    match known {
-        Known::Begin(Slot::Header) => raw.header = Some(Default::default()),
-        Known::Begin(Slot::Meta) => raw.metadata = Some(Default::default()),
-        Known::Begin(Slot::Coll) => {
-            raw.coll = Some(Default::default());
-            *p2p = false;
-        }
-        Known::Begin(Slot::P2p) => {
-            raw.p2p = Some(Default::default());
-            *p2p = true;
-        }
-        Known::Begin(_) => return None,
-        Known::Str(slot, at) => {
-            let value = at.map(|(from, len)| {
-                Cow::Borrowed(ascii(&step[from as usize..(from + len) as usize]))
-            });
-            match slot {
-                Slot::Id => raw.header.as_mut()?.id = value,
-                Slot::CommName => raw.header.as_mut()?.comm_name = value,
-                Slot::Version => raw.metadata.as_mut()?.inspector_output_format_version = value,
-                Slot::Host => raw.metadata.as_mut()?.hostname = value,
-                _ => return None,
-            }
-        }
-        Known::Num(slot, value) => match slot {
-            Slot::Rank => raw.header.as_mut()?.rank = value,
-            Slot::NRanks => raw.header.as_mut()?.n_ranks = value,
-            Slot::NNodes => raw.header.as_mut()?.nnodes = value,
-            Slot::Pid => raw.metadata.as_mut()?.pid = value,
-            _ => return None,
-        },
-        Known::Skip => {}
+/// Keeps what the records along the shape ending at `leaf` share, where `parsed` is a record.
+fn remember(leaf: &mut Node, parsed: &Parsed) {
+    if let (Parsed::Record(r, _), Some(p2p)) = (parsed, leaf.p2p) {
+        leaf.shared = Some(Shared {
+            source: Arc::clone(&r.source),
+            p2p,
+            op: r.op.clone(),
+            timing: r.timing.clone(),
+        });
     }
-    Some(())
+}
+
+/// Holds a record read along a shape to the same object read field by field (debug builds:
+/// the tests run with it).
+#[cfg(debug_assertions)]
+fn check(text: &[u8], file: &Arc<PathBuf>, len: usize, parsed: &Parsed) {
+    let (whole, raw) = super::raw(text).expect("a record along a shape reads field by field");
+    assert_eq!(whole, len, "a shape's length differs");
+    let built = build(&raw, file, &mut Interner::default());
+    assert!(built == *parsed, "{built:?} != {parsed:?}");
 }
 
 /// Whether two slices of equal length hold the same bytes, compared eight at a time: the
@@ -306,13 +276,4 @@ fn follows(c: &mut Cursor<'_>, lit: &[u8]) -> bool {
         c.advance(lit.len());
     }
     yes
-}
-
-/// The perf section the perf fields go to.
-fn perf<'r, 'a>(raw: &'r mut Raw<'a>, p2p: bool) -> Option<&'r mut Perf<'a>> {
-    if p2p {
-        raw.p2p.as_mut()
-    } else {
-        raw.coll.as_mut()
-    }
 }
