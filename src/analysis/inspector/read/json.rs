@@ -210,19 +210,6 @@ pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) 
             .and_then(|m| m.inspector_output_format_version.as_deref()),
     };
     let dump_ts = meta.as_ref().and_then(|m| m.dump_timestamp_us);
-    from_perf(perf, p2p, dump_ts, nranks, || sources.get(&probe()))
-}
-
-/// The record of a perf section (`p2p`: it is `p2p_perf`) whose header is valid and holds
-/// `nranks`, with the metadata's `dump_ts` and the source `source` gives (asked only for a
-/// record), or why there is none.
-pub(super) fn from_perf(
-    perf: &Perf<'_>,
-    p2p: bool,
-    dump_ts: Option<u64>,
-    nranks: u32,
-    source: impl FnOnce() -> Arc<Source>,
-) -> Parsed {
     let Some(name) = &perf.coll else {
         let (section, prefix) = names(p2p);
         return Parsed::Skip(format!("missing {section}.{prefix}"));
@@ -233,7 +220,9 @@ pub(super) fn from_perf(
         collective_op(name)
     };
     let timing = perf.coll_timing_source.as_deref().map(timing);
-    assemble(op, timing, perf, p2p, dump_ts, nranks, source)
+    assemble(op, timing, perf, p2p, dump_ts, nranks, || {
+        sources.get(&probe())
+    })
 }
 
 /// What the records read along one shape share: all but the numbers of their perf section.
@@ -248,7 +237,7 @@ pub(super) struct Shared {
 }
 
 /// The record of a perf section whose fields but the numbers are those of `shared`'s records
-/// (what [`from_perf`] gives for it): the fast path's, for a record read along a shape.
+/// (what [`build`] gives for it): the fast path's, for a record read along a shape.
 pub(super) fn along(shared: &Shared, perf: &Perf<'_>, dump_ts: Option<u64>) -> Parsed {
     let op = if shared.p2p {
         with_peer(&shared.op, perf.p2p_peer)
