@@ -19,8 +19,9 @@ use std::sync::Arc;
 pub enum Op {
     /// A collective ncclbench benchmarks (NCCL's `AllReduce` is `all_reduce`).
     Collective(Collective),
-    /// A collective name ncclbench has no benchmark for, as written.
-    Other(String),
+    /// A collective name ncclbench has no benchmark for, as written (behind one pointer: a
+    /// record is held per call, and an inline string would widen every one of them).
+    Other(Arc<String>),
     /// A point-to-point send to `peer` (rank in the communicator; `None` when not written).
     Send {
         /// The receiving rank.
@@ -47,7 +48,7 @@ pub enum Size {
     },
 }
 
-/// How [`Record::size`] was derived from [`Record::raw_size`].
+/// How [`Record::size`] was derived from the size as written ([`Record::raw_size`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SizeRule {
     /// The size as written is already nccl-tests' size (AllReduce, Broadcast, Reduce, P2P).
@@ -56,8 +57,8 @@ pub enum SizeRule {
     /// (AllGather, ReduceScatter).
     TimesRanks,
     /// Neither the collective nor the record's own bandwidths tell the convention (the plugin
-    /// writes zero bandwidths for AllToAll): `size` holds `raw_size` unconverted and must not be
-    /// joined to a benchmark row by size.
+    /// writes zero bandwidths for AllToAll): `size` holds the size as written, unconverted, and
+    /// must not be joined to a benchmark row by size.
     Unknown,
 }
 
@@ -70,8 +71,8 @@ pub enum Timing {
     KernelCpu,
     /// CPU-side whole-collective timing (`collective_cpu`).
     CollectiveCpu,
-    /// Any other value, as written.
-    Other(String),
+    /// Any other value, as written (behind one pointer, as [`Op::Other`]).
+    Other(Arc<String>),
 }
 
 /// Where a record came from.
@@ -97,7 +98,7 @@ pub struct Source {
     pub comm_name: Option<String>,
     /// Rank in the communicator (`None` where not written: Prometheus has `gpu` instead).
     pub rank: Option<u32>,
-    /// Ranks of the communicator.
+    /// Ranks of the communicator (at least one: the readers refuse a record of none).
     pub nranks: u32,
     /// Nodes of the communicator, where written.
     pub nnodes: Option<u32>,
@@ -114,6 +115,10 @@ pub struct Source {
 }
 
 /// One recorded operation (or, for a Prometheus snapshot, one label set's latest values).
+///
+/// A job's dump holds millions, and the memory they take (faulted in, moved, freed) is most
+/// of what reading them costs: what can be derived (the size as written) is not held, and
+/// names outside the known ones are behind one pointer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// Who wrote it (shared by the records of one communicator in one process).
@@ -122,10 +127,9 @@ pub struct Record {
     pub op: Op,
     /// Per-communicator sequence number (`coll_sn` / `p2p_sn`).
     pub seq: Option<u64>,
-    /// The size as the plugin wrote it.
-    pub raw_size: Size,
     /// The size in nccl-tests' convention for the collective (what a benchmark row's size
-    /// column means), derived from `raw_size` and the rank count.
+    /// column means), derived from the size as written ([`Record::raw_size`]) and the rank
+    /// count.
     pub size: Size,
     /// How `size` was derived (and whether it can be trusted for a join by size).
     pub size_rule: SizeRule,
@@ -139,4 +143,39 @@ pub struct Record {
     pub busbw_gbs: Option<f64>,
     /// `metadata.dump_timestamp_us` (or the event trace's time), for ordering records in time.
     pub timestamp_us: Option<u64>,
+}
+
+impl Record {
+    /// The size as the plugin wrote it: [`Record::size`] back in the plugin's convention (one
+    /// rank's part under [`SizeRule::TimesRanks`]; the division is exact, as `size` is that
+    /// part times the rank count).
+    pub fn raw_size(&self) -> Size {
+        let n = u64::from(self.source.nranks.max(1));
+        match (self.size_rule, self.size) {
+            (SizeRule::TimesRanks, Size::Exact(b)) => Size::Exact(b / n),
+            (SizeRule::TimesRanks, Size::Bucket { lo, hi }) => Size::Bucket {
+                lo: lo / n,
+                hi: hi / n,
+            },
+            (_, size) => size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_holds_no_inline_string_and_nothing_derived() {
+        // A dump of a few GiB is millions of records: every 8 bytes here is tens of megabytes
+        // faulted in, moved and freed.
+        assert_eq!(std::mem::size_of::<Op>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Timing>>(), 16);
+        assert!(
+            std::mem::size_of::<Record>() <= 144,
+            "{}",
+            std::mem::size_of::<Record>()
+        );
+    }
 }

@@ -66,7 +66,7 @@ pub fn spread(values: impl IntoIterator<Item = f64>) -> Spread {
 pub fn op_name(op: &Op) -> String {
     match op {
         Op::Collective(c) => c.name().to_string(),
-        Op::Other(name) => name.clone(),
+        Op::Other(name) => name.to_string(),
         Op::Send { .. } => "send".into(),
         Op::Recv { .. } => "recv".into(),
     }
@@ -120,7 +120,7 @@ pub fn timing_name(t: Option<&Timing>) -> String {
         Some(Timing::KernelGpu) => "kernel_gpu".into(),
         Some(Timing::KernelCpu) => "kernel_cpu".into(),
         Some(Timing::CollectiveCpu) => "collective_cpu".into(),
-        Some(Timing::Other(s)) => s.clone(),
+        Some(Timing::Other(s)) => s.to_string(),
         None => "unknown".into(),
     }
 }

@@ -34,7 +34,6 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
         }),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(u64::from(rank)),
-        raw_size: Size::Exact(bytes),
         size: Size::Exact(bytes),
         size_rule: SizeRule::AsWritten,
         time_us,

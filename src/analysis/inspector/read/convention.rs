@@ -23,6 +23,7 @@
 
 use crate::analysis::inspector::record::{Op, Size, SizeRule, Timing};
 use crate::core::collective::Collective;
+use std::sync::Arc;
 
 /// The operation a collective function name (`coll`, Prometheus `collective`) stands for.
 /// NCCL writes `All2All` for AllToAll; `AllToAll` is taken too.
@@ -36,7 +37,7 @@ pub(super) fn collective_op(name: &str) -> Op {
         "All2All" | "AllToAll" => Collective::AllToAll,
         "Gather" => Collective::Gather,
         "Scatter" => Collective::Scatter,
-        other => return Op::Other(other.to_string()),
+        other => return Op::Other(Arc::new(other.to_string())),
     };
     Op::Collective(c)
 }
@@ -47,7 +48,7 @@ pub(super) fn p2p_op(name: &str, peer: Option<u32>) -> Op {
     match name {
         "Send" => Op::Send { peer },
         "Recv" => Op::Recv { peer },
-        other => Op::Other(other.to_string()),
+        other => Op::Other(Arc::new(other.to_string())),
     }
 }
 
@@ -67,7 +68,7 @@ pub(super) fn timing(name: &str) -> Timing {
         "kernel_gpu" => Timing::KernelGpu,
         "kernel_cpu" => Timing::KernelCpu,
         "collective_cpu" => Timing::CollectiveCpu,
-        other => Timing::Other(other.to_string()),
+        other => Timing::Other(Arc::new(other.to_string())),
     }
 }
 
@@ -78,9 +79,9 @@ fn function_rule(op: &Op) -> SizeRule {
             SizeRule::AsWritten
         }
         Op::Collective(Collective::AllGather | Collective::ReduceScatter) => SizeRule::TimesRanks,
-        Op::Other(name) if name == "AllGatherV" => SizeRule::TimesRanks,
+        Op::Other(name) if **name == "AllGatherV" => SizeRule::TimesRanks,
         Op::Send { .. } | Op::Recv { .. } => SizeRule::AsWritten,
-        Op::Other(name) if name == "SendRecv" => SizeRule::AsWritten,
+        Op::Other(name) if **name == "SendRecv" => SizeRule::AsWritten,
         _ => SizeRule::Unknown,
     }
 }
@@ -196,7 +197,10 @@ mod tests {
         );
         assert_eq!(apply(SizeRule::TimesRanks, Size::Exact(u64::MAX), 2), None);
         assert_eq!(timing("kernel_gpu"), Timing::KernelGpu);
-        assert_eq!(timing("unknown"), Timing::Other("unknown".into()));
-        assert_eq!(p2p_op("SendRecv", None), Op::Other("SendRecv".into()));
+        assert_eq!(timing("unknown"), Timing::Other(Arc::new("unknown".into())));
+        assert_eq!(
+            p2p_op("SendRecv", None),
+            Op::Other(Arc::new("SendRecv".into()))
+        );
     }
 }

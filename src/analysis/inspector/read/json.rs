@@ -15,9 +15,9 @@
 //! the string `"nan"` (read as not written). Verbose records add `event_trace_sn` and
 //! `event_trace_ts` inside the perf object; only the operation's start time is kept from them.
 //!
-//! Required: `header.id`, `header.n_ranks`, the function name, size and time. A record without
-//! one of them, with a field of the wrong type, or with no perf object is skipped with the
-//! reason; a record whose only section is of another kind (`*_perf` keys this reader does not
+//! Required: `header.id`, `header.n_ranks` (at least 1), the function name, size and time. A
+//! record without one of them, with a field of the wrong type, or with no perf object is
+//! skipped with the reason; a record whose only section is of another kind (`*_perf` keys this reader does not
 //! know) is counted in the file's notes.
 
 use super::convention::{apply, collective_op, p2p_op, size_rule, timing, with_peer};
@@ -194,6 +194,11 @@ pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) 
     let Some(nranks) = header.n_ranks else {
         return missing("header.n_ranks");
     };
+    if nranks == 0 {
+        // No communicator has none, and sizes in nccl-tests' convention are a rank's part
+        // times the rank count.
+        return Parsed::Skip("header.n_ranks is 0".into());
+    }
     let meta = &raw.metadata;
     let probe = || Probe {
         file,
@@ -287,8 +292,7 @@ fn assemble(
         return missing("exec_time_us");
     };
     let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
-    let raw_size = Size::Exact(bytes);
-    let Some(size) = apply(rule, raw_size, nranks) else {
+    let Some(size) = apply(rule, Size::Exact(bytes), nranks) else {
         return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
     };
     let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
@@ -297,7 +301,6 @@ fn assemble(
         source: source(),
         op,
         seq: perf.coll_sn,
-        raw_size,
         size,
         size_rule: rule,
         time_us,

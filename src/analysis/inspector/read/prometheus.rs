@@ -154,6 +154,9 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
             .transpose()
     };
     let nranks = count("nranks")?.ok_or("no `nranks` label")?;
+    if nranks == 0 {
+        return Err("label nranks=\"0\": a communicator has at least one rank".into());
+    }
     let op = if e.p2p {
         p2p_op(&need("p2p_operation")?, None)
     } else {
@@ -182,7 +185,6 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
         }),
         op,
         seq: None,
-        raw_size,
         size,
         size_rule: rule,
         time_us,

@@ -23,7 +23,6 @@ fn all_reduce(file: &Path) -> Record {
         }),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(1407),
-        raw_size: Size::Exact(17179869184),
         size: Size::Exact(17179869184),
         size_rule: SizeRule::AsWritten,
         time_us: 61974.0,
@@ -52,7 +51,6 @@ fn old_all_gather(file: &Path) -> Record {
         }),
         op: Op::Collective(Collective::AllGather),
         seq: Some(3),
-        raw_size: Size::Exact(1048576),
         size: Size::Exact(4194304),
         size_rule: SizeRule::TimesRanks,
         time_us: 100.0,
@@ -81,7 +79,6 @@ fn send(file: &Path) -> Record {
         }),
         op: Op::Send { peer: Some(5) },
         seq: Some(11),
-        raw_size: Size::Exact(65536),
         size: Size::Exact(65536),
         size_rule: SizeRule::AsWritten,
         time_us: 8.0,
@@ -99,6 +96,16 @@ fn records_with_and_without_newer_fields_and_p2p_read_exactly() {
     let p = write(dir.path(), "r.log", text.as_bytes());
     let set = read_one(&p);
     assert_eq!(set.records, [all_reduce(&p), old_all_gather(&p), send(&p)]);
+    // The sizes as written: an AllGather's is one rank's part.
+    let raw: Vec<Size> = set.records.iter().map(Record::raw_size).collect();
+    assert_eq!(
+        raw,
+        [
+            Size::Exact(17179869184),
+            Size::Exact(1048576),
+            Size::Exact(65536)
+        ]
+    );
     assert_eq!(set.files, 1);
     assert!(set.notes.is_empty(), "{:?}", set.notes);
     assert!(set.skipped.is_empty(), "{:?}", set.skipped);
@@ -175,6 +182,8 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
     let other = r#"{"header":{"id":"0x1","n_ranks":2},"kernel_perf":{}}"#;
     let future = SEND.replace("v4.0", "v5.0");
     let nan = SEND.replace(r#""p2p_busbw_gbs":8.192000"#, r#""p2p_busbw_gbs":"nan""#);
+    // Twice: the second is read along the shape the first was read by.
+    let no_ranks = OLD_ALL_GATHER.replace(r#""n_ranks":4"#, r#""n_ranks":0"#);
     let parts = [
         no_size.as_str(),
         &bad_type,
@@ -183,6 +192,8 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
         &future,
         &nan,
         "[1]",
+        &no_ranks,
+        &no_ranks,
     ];
     let text = parts.join("\n");
     let p = write(dir.path(), "bad.log", text.as_bytes());
@@ -196,7 +207,7 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
             (*a, r.clone())
         })
         .collect();
-    assert_eq!(reasons.len(), 4, "{reasons:?}");
+    assert_eq!(reasons.len(), 6, "{reasons:?}");
     assert_eq!(
         reasons[0],
         (at(0), "missing coll_perf.coll_msg_size_bytes".into())
@@ -210,7 +221,15 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
         reasons[1].1
     );
     assert_eq!(reasons[2], (at(2), "no header".into()));
-    assert_eq!(reasons[3], (at(6), "not a JSON object: `[1]`".into()));
+    assert_eq!(reasons[3].0, at(6));
+    assert!(
+        reasons[3].1.starts_with("not a JSON object: `[1]\\n{"),
+        "{}",
+        reasons[3].1
+    );
+    for k in [7, 8] {
+        assert_eq!(reasons[k - 3], (at(k), "header.n_ranks is 0".into()));
+    }
     let mut future_send = send(&p);
     Arc::make_mut(&mut future_send.source).format_version = Some("v5.0".into());
     let mut nan_send = send(&p);

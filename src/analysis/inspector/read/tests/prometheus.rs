@@ -35,10 +35,6 @@ fn base(file: &Path) -> Record {
         }),
         op: Op::Collective(Collective::AllReduce),
         seq: None,
-        raw_size: Size::Bucket {
-            lo: 4 << 30,
-            hi: 5 << 30,
-        },
         size: Size::Bucket {
             lo: 4 << 30,
             hi: 5 << 30,
@@ -73,10 +69,6 @@ fn each_label_set_is_one_record_with_both_samples() {
             ..Source::clone(&base(&p).source)
         }),
         op: Op::Collective(Collective::AllGather),
-        raw_size: Size::Bucket {
-            lo: 8 << 10,
-            hi: 9 << 10,
-        },
         size: Size::Bucket {
             lo: 64 << 10,
             hi: 72 << 10,
@@ -93,10 +85,6 @@ fn each_label_set_is_one_record_with_both_samples() {
             ..Source::clone(&base(&p).source)
         }),
         op: Op::Send { peer: None },
-        raw_size: Size::Bucket {
-            lo: 512 << 20,
-            hi: 513 << 20,
-        },
         size: Size::Bucket {
             lo: 512 << 20,
             hi: 513 << 20,
@@ -106,6 +94,16 @@ fn each_label_set_is_one_record_with_both_samples() {
         ..base(&p)
     };
     assert_eq!(set.records, [all_reduce, all_gather, send]);
+    let bucket = |lo: u64, hi: u64| Size::Bucket { lo, hi };
+    let raw: Vec<Size> = set.records.iter().map(Record::raw_size).collect();
+    assert_eq!(
+        raw,
+        [
+            bucket(4 << 30, 5 << 30),
+            bucket(8 << 10, 9 << 10),
+            bucket(512 << 20, 513 << 20)
+        ]
+    );
     assert!(set.skipped.is_empty(), "{:?}", set.skipped);
     assert_eq!(
         set.notes,
@@ -131,7 +129,8 @@ fn bad_samples_and_label_sets_are_skipped_at_their_line() {
         nccl_collective_exec_time_microseconds{nranks=\"2\",collective=\"AllReduce\",message_size=\"0B\",version=\"v9.0\"} 5\n\
         nccl_collective_exec_time_microseconds{nranks=\"2\",collective=\"AllReduce\",message_size=\"0B\",version=\"v9.0\"} 6\n\
         nccl_collective_exec_time_microseconds{nranks=\"2\" 1\n\
-        nccl_collective_exec_time_microseconds{nranks=\"2\"} abc\n";
+        nccl_collective_exec_time_microseconds{nranks=\"2\"} abc\n\
+        nccl_collective_exec_time_microseconds{nranks=\"0\",collective=\"AllReduce\",message_size=\"0B\"} 5\n";
     let p = write(dir.path(), "bad.prom", text.as_bytes());
     let set = read_one(&p);
     let skipped: Vec<(u64, String)> = set
@@ -159,10 +158,14 @@ fn bad_samples_and_label_sets_are_skipped_at_their_line() {
             ),
             (4, "label nranks=\"two\" is not a count".to_string()),
             (6, "no `collective` label".to_string()),
+            (
+                11,
+                "label nranks=\"0\": a communicator has at least one rank".to_string()
+            ),
         ]
     );
     assert_eq!(set.records.len(), 1);
-    assert_eq!(set.records[0].raw_size, Size::Exact(0));
+    assert_eq!(set.records[0].raw_size(), Size::Exact(0));
     assert_eq!(set.records[0].time_us, 5.0);
     assert_eq!(
         set.notes,

@@ -70,7 +70,7 @@ fn a_cut_gzip_stream_keeps_the_records_before_the_cut() {
     assert!(set
         .records
         .iter()
-        .all(|r| r.raw_size == Size::Exact(17179869184)));
+        .all(|r| r.raw_size() == Size::Exact(17179869184)));
     assert!(
         set.notes.iter().any(|n| n.contains("read stopped at byte")),
         "{:?}",
