@@ -20,9 +20,10 @@
 //! skipped with the reason; a record whose only section is of another kind (`*_perf` keys this reader does not
 //! know) is counted in the file's notes.
 
-use super::convention::{apply, collective_op, p2p_op, size_rule, timing, with_peer};
+use super::assemble::{assemble, names};
+use super::convention::{collective_op, p2p_op, timing};
 use super::intern::{Interner, Probe};
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, Source, Timing};
+use crate::analysis::inspector::record::{Origin, Record};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -228,86 +229,4 @@ pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) 
     assemble(op, timing, perf, p2p, dump_ts, nranks, || {
         sources.get(&probe())
     })
-}
-
-/// What the records read along one shape share: all but the numbers of their perf section.
-#[derive(Debug)]
-pub(super) struct Shared {
-    pub(super) source: Arc<Source>,
-    /// The section is `p2p_perf`.
-    pub(super) p2p: bool,
-    /// The operation the function name stands for (a send or receive's peer is each record's).
-    pub(super) op: Op,
-    pub(super) timing: Option<Timing>,
-}
-
-/// The record of a perf section whose fields but the numbers are those of `shared`'s records
-/// (what [`build`] gives for it): the fast path's, for a record read along a shape.
-pub(super) fn along(shared: &Shared, perf: &Perf<'_>, dump_ts: Option<u64>) -> Parsed {
-    let op = if shared.p2p {
-        with_peer(&shared.op, perf.p2p_peer)
-    } else {
-        shared.op.clone()
-    };
-    let nranks = shared.source.nranks;
-    let source = || Arc::clone(&shared.source);
-    assemble(
-        op,
-        shared.timing.clone(),
-        perf,
-        shared.p2p,
-        dump_ts,
-        nranks,
-        source,
-    )
-}
-
-/// The section's and its fields' prefix in reasons.
-fn names(p2p: bool) -> (&'static str, &'static str) {
-    if p2p {
-        ("p2p_perf", "p2p")
-    } else {
-        ("coll_perf", "coll")
-    }
-}
-
-/// The record of `op` from the perf section's numbers, or why there is none.
-fn assemble(
-    op: Op,
-    timing: Option<Timing>,
-    perf: &Perf<'_>,
-    p2p: bool,
-    dump_ts: Option<u64>,
-    nranks: u32,
-    source: impl FnOnce() -> Arc<Source>,
-) -> Parsed {
-    let missing = |what: &str| {
-        let (section, prefix) = names(p2p);
-        Parsed::Skip(format!("missing {section}.{prefix}_{what}"))
-    };
-    let Some(bytes) = perf.coll_msg_size_bytes else {
-        return missing("msg_size_bytes");
-    };
-    let Some(time_us) = perf.coll_exec_time_us else {
-        return missing("exec_time_us");
-    };
-    let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
-    let Some(size) = apply(rule, Size::Exact(bytes), nranks) else {
-        return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
-    };
-    let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
-    let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
-    let record = Record {
-        source: source(),
-        op,
-        seq: perf.coll_sn,
-        size,
-        size_rule: rule,
-        time_us,
-        timing,
-        algbw_gbs: perf.coll_algobw_gbs,
-        busbw_gbs: perf.coll_busbw_gbs,
-        timestamp_us: trace_start.or(dump_ts),
-    };
-    Parsed::Record(record, verbose)
 }

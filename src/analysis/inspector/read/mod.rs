@@ -1,8 +1,9 @@
 //! Readers for NCCL Inspector output: JSON record files (`json`; most objects read by `fast`,
 //! along learned record shapes where they fit; split into objects by `split` and streamed in
-//! parallel pieces by `stream`) and Prometheus textfile snapshots (`prometheus`), plain or
-//! gzip-compressed, named one by one or as dump directories read recursively (`files`). Sizes
-//! are put in nccl-tests' convention by `convention`.
+//! parallel pieces by `stream`; each record put together by `assemble`) and Prometheus
+//! textfile snapshots (`prometheus`), plain or gzip-compressed, named one by one or as dump
+//! directories read recursively (`files`). Sizes are put in nccl-tests' convention by
+//! `convention`.
 //!
 //! Nothing is dropped silently: an object that is no usable record is a skipped entry (file,
 //! byte offset or line, reason); a file cut mid-object keeps every complete record and says
@@ -10,6 +11,7 @@
 //! are notes. A named file that cannot be read or is not Inspector output, and a directory
 //! holding none, are an [`Error::Usage`] naming it.
 
+mod assemble;
 mod convention;
 mod fast;
 mod files;

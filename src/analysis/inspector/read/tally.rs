@@ -38,15 +38,32 @@ pub(super) struct Tally {
 
 impl Tally {
     pub(super) fn record(&mut self, r: Record, verbose: bool) {
+        self.count(&r.source, verbose);
+        self.records.push(r);
+    }
+
+    /// Adds the record `make` gives, of `source`, built where it is kept: a record moved on
+    /// its way from where it is built to the vector was a copy of its bytes per move.
+    #[inline]
+    pub(super) fn record_with(&mut self, source: &Arc<Source>, make: impl FnOnce() -> Record) {
+        self.count(source, false);
+        self.records.reserve(1);
+        self.records.spare_capacity_mut()[0].write(make());
+        // SAFETY: the slot after the last record was written just above.
+        unsafe { self.records.set_len(self.records.len() + 1) }
+    }
+
+    /// Counts a record of `source` (one that carries a verbose trace where `verbose`).
+    #[inline]
+    fn count(&mut self, source: &Arc<Source>, verbose: bool) {
         self.verbose += u64::from(verbose);
         match &mut self.run {
-            Some((source, n)) if Arc::ptr_eq(source, &r.source) => *n += 1,
+            Some((run, n)) if Arc::ptr_eq(run, source) => *n += 1,
             _ => {
                 self.end_run();
-                self.run = Some((Arc::clone(&r.source), 1));
+                self.run = Some((Arc::clone(source), 1));
             }
         }
-        self.records.push(r);
     }
 
     /// Counts the records of `run` by their format version.

@@ -32,8 +32,10 @@
 mod learn;
 
 use super::cursor::Cursor;
+use crate::analysis::inspector::read::assemble::{along, Shared};
 use crate::analysis::inspector::read::intern::Interner;
-use crate::analysis::inspector::read::json::{along, build, Parsed, Perf, Shared};
+use crate::analysis::inspector::read::json::{build, Parsed, Perf};
+use crate::analysis::inspector::read::tally::Tally;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -116,22 +118,25 @@ pub(in crate::analysis::inspector::read) struct Shapes {
 }
 
 impl Shapes {
-    /// The record of the object at the start of `text` of `file` (what [`build`] gives from
-    /// what [`super::raw`] reads), and the object's length; `None` where serde must read it.
+    /// Reads the object at the start of `text` of `file`: its length, and what [`build`] gives
+    /// from what [`super::raw`] reads of it, or `None` there where that is a record added to
+    /// `tally` already; `None` where serde must read it.
     ///
     /// Along a shape whose records of this file were built before, only the values are read:
     /// the header and metadata are the shape's bytes, so the record takes the source of the
-    /// one built before and needs neither those fields nor a lookup. The first record along a
-    /// shape is read field by field, and its source remembered at the shape's last step.
-    pub(in crate::analysis::inspector::read) fn record(
+    /// one built before and needs neither those fields nor a lookup, and is built where the
+    /// tally keeps it. The first record along a shape is read field by field, and its source
+    /// remembered at the shape's last step.
+    pub(in crate::analysis::inspector::read) fn record_into(
         &mut self,
         text: &[u8],
         file: &Arc<PathBuf>,
         sources: &mut Interner,
-    ) -> Option<(usize, Parsed)> {
+        tally: &mut Tally,
+    ) -> Option<(usize, Option<Parsed>)> {
         let mut perf = Perf::default();
         let Some((len, leaf, dump_ts)) = self.replay(text, &mut perf) else {
-            return self.learn(text, file, sources);
+            return self.learn(text, file, sources).map(|(n, p)| (n, Some(p)));
         };
         let node = &mut self.nodes[leaf as usize];
         if let Some(shared) = node
@@ -139,15 +144,30 @@ impl Shapes {
             .as_ref()
             .filter(|s| Arc::ptr_eq(&s.source.file, file))
         {
-            let parsed = along(shared, &perf, dump_ts);
+            let skip = along(shared, &perf, dump_ts, tally).err().map(Parsed::Skip);
             #[cfg(debug_assertions)]
-            check(text, file, len, &parsed);
-            return Some((len, parsed));
+            check(text, file, len, skip.as_ref(), tally);
+            return Some((len, skip));
         }
         // The shape was learned from another file's record.
         let (len, raw) = super::raw(text)?;
         let parsed = build(&raw, file, sources);
         remember(node, &parsed);
+        Some((len, Some(parsed)))
+    }
+
+    /// [`Shapes::record_into`] with the record, if any, given back (for tests).
+    #[cfg(test)]
+    pub(in crate::analysis::inspector::read) fn record(
+        &mut self,
+        text: &[u8],
+        file: &Arc<PathBuf>,
+        sources: &mut Interner,
+    ) -> Option<(usize, Parsed)> {
+        let mut tally = Tally::default();
+        let (len, parsed) = self.record_into(text, file, sources, &mut tally)?;
+        let parsed = parsed
+            .unwrap_or_else(|| Parsed::Record(tally.records.pop().expect("a record added"), false));
         Some((len, parsed))
     }
 
@@ -234,14 +254,23 @@ fn remember(leaf: &mut Node, parsed: &Parsed) {
     }
 }
 
-/// Holds a record read along a shape to the same object read field by field (debug builds:
-/// the tests run with it).
+/// Holds a record read along a shape (the last in `tally`, or the reason `skip` for none) to
+/// the same object read field by field (debug builds: the tests run with it).
 #[cfg(debug_assertions)]
-fn check(text: &[u8], file: &Arc<PathBuf>, len: usize, parsed: &Parsed) {
+fn check(text: &[u8], file: &Arc<PathBuf>, len: usize, skip: Option<&Parsed>, tally: &Tally) {
     let (whole, raw) = super::raw(text).expect("a record along a shape reads field by field");
     assert_eq!(whole, len, "a shape's length differs");
     let built = build(&raw, file, &mut Interner::default());
-    assert!(built == *parsed, "{built:?} != {parsed:?}");
+    match skip {
+        Some(skip) => assert!(built == *skip, "{built:?} != {skip:?}"),
+        None => {
+            let along = tally.records.last().expect("a record");
+            assert!(
+                matches!(&built, Parsed::Record(r, false) if r == along),
+                "{built:?} != {along:?}"
+            );
+        }
+    }
 }
 
 /// Whether two slices of equal length hold the same bytes, compared eight at a time: the
