@@ -1,9 +1,9 @@
 //! Readers for NCCL Inspector output: JSON record files (`json`; most objects read by `fast`,
-//! along learned record shapes where they fit; split into objects by `split` and streamed in
-//! parallel pieces by `stream`; each record put together by `assemble`) and Prometheus
-//! textfile snapshots (`prometheus`), plain or gzip-compressed, named one by one or as dump
-//! directories read recursively (`files`). Sizes are put in nccl-tests' convention by
-//! `convention`.
+//! along learned record shapes where they fit; split into objects by `split`, streamed in
+//! blocks by `stream` and each block parsed in parallel pieces by `pieces`; each record put
+//! together by `assemble`) and Prometheus textfile snapshots (`prometheus`), plain or
+//! gzip-compressed, named one by one or as dump directories read recursively (`files`).
+//! Sizes are put in nccl-tests' convention by `convention`.
 //!
 //! Nothing is dropped silently: an object that is no usable record is a skipped entry (file,
 //! byte offset or line, reason); a file cut mid-object keeps every complete record and says
@@ -17,6 +17,7 @@ mod fast;
 mod files;
 mod intern;
 mod json;
+mod pieces;
 mod prometheus;
 mod split;
 mod stream;
