@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ncclbench::analysis::inspector::{looks_like_inspector, read_paths};
+use ncclbench::analysis::inspector::{looks_like_inspector, read_paths, Arena};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -20,6 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let path = scratch();
     std::fs::write(path, data).unwrap();
     let sniffed = looks_like_inspector(path);
-    let read = read_paths(std::slice::from_ref(path));
+    let arena = Arena::new();
+    let read = read_paths(std::slice::from_ref(path), &arena);
     assert_eq!(sniffed, read.is_ok(), "sniff and reader disagree: {:?}", read.err());
 });

@@ -4,7 +4,9 @@
 //!
 //! What records repeat (communicator, rank, host, process, format version) is one shared
 //! [`Source`]: a job's file holds millions of records from a handful of communicators in one
-//! process, and those fields held per record were half of each record's memory.
+//! process, and those fields held per record were half of each record's memory. Sources and
+//! names outside the known ones live in the read's [`Arena`](super::Arena) and records
+//! borrow them, so a record is plain bytes ([`Copy`], nothing to drop).
 //!
 //! Sizes are kept twice: as the plugin wrote them, and in nccl-tests' convention for the
 //! collective (the size column of a benchmark table), because a job's record is only
@@ -15,13 +17,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What was recorded.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Op {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op<'a> {
     /// A collective ncclbench benchmarks (NCCL's `AllReduce` is `all_reduce`).
     Collective(Collective),
-    /// A collective name ncclbench has no benchmark for, as written (behind one pointer: a
-    /// record is held per call, and an inline string would widen every one of them).
-    Other(Arc<String>),
+    /// A collective name ncclbench has no benchmark for, as written (in the arena, behind one
+    /// thin pointer: a record is held per call, and a wider field widens every one of them).
+    Other(&'a String),
     /// A point-to-point send to `peer` (rank in the communicator; `None` when not written).
     Send {
         /// The receiving rank.
@@ -63,16 +65,16 @@ pub enum SizeRule {
 }
 
 /// How the record's time was taken (`coll_timing_source`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Timing {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing<'a> {
     /// GPU kernel timing (`kernel_gpu`): the only source comparable with a benchmark.
     KernelGpu,
     /// CPU-side kernel timing (`kernel_cpu`).
     KernelCpu,
     /// CPU-side whole-collective timing (`collective_cpu`).
     CollectiveCpu,
-    /// Any other value, as written (behind one pointer, as [`Op::Other`]).
-    Other(Arc<String>),
+    /// Any other value, as written (in the arena, as [`Op::Other`]).
+    Other(&'a String),
 }
 
 /// Where a record came from.
@@ -118,13 +120,13 @@ pub struct Source {
 ///
 /// A job's dump holds millions, and the memory they take (faulted in, moved, freed) is most
 /// of what reading them costs: what can be derived (the size as written) is not held, and
-/// names outside the known ones are behind one pointer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record {
+/// what records share is borrowed from the read's arena.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Record<'a> {
     /// Who wrote it (shared by the records of one communicator in one process).
-    pub source: Arc<Source>,
+    pub source: &'a Source,
     /// The operation.
-    pub op: Op,
+    pub op: Op<'a>,
     /// Per-communicator sequence number (`coll_sn` / `p2p_sn`).
     pub seq: Option<u64>,
     /// The size in nccl-tests' convention for the collective (what a benchmark row's size
@@ -136,7 +138,7 @@ pub struct Record {
     /// Execution time in microseconds.
     pub time_us: f64,
     /// The timing source (`None`: older format versions do not write it).
-    pub timing: Option<Timing>,
+    pub timing: Option<Timing<'a>>,
     /// Algorithm bandwidth as written, GB/s.
     pub algbw_gbs: Option<f64>,
     /// Bus bandwidth as written, GB/s.
@@ -145,7 +147,7 @@ pub struct Record {
     pub timestamp_us: Option<u64>,
 }
 
-impl Record {
+impl Record<'_> {
     /// The size as the plugin wrote it: [`Record::size`] back in the plugin's convention (one
     /// rank's part under [`SizeRule::TimesRanks`]; the division is exact, as `size` is that
     /// part times the rank count).
@@ -170,12 +172,12 @@ mod tests {
     fn a_record_holds_no_inline_string_and_nothing_derived() {
         // A dump of a few GiB is millions of records: every 8 bytes here is tens of megabytes
         // faulted in, moved and freed.
-        assert_eq!(std::mem::size_of::<Op>(), 16);
-        assert_eq!(std::mem::size_of::<Option<Timing>>(), 16);
+        assert_eq!(std::mem::size_of::<Op<'_>>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Timing<'_>>>(), 16);
         assert!(
-            std::mem::size_of::<Record>() <= 144,
+            std::mem::size_of::<Record<'_>>() <= 144,
             "{}",
-            std::mem::size_of::<Record>()
+            std::mem::size_of::<Record<'_>>()
         );
     }
 }

@@ -16,9 +16,9 @@ use std::sync::Arc;
 /// all_reduce at 8 ranks: busbw = bytes / time x 1.75.
 const FACTOR: f64 = 1.75;
 
-fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
+fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record<'static> {
     Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             file: Arc::new(PathBuf::from("job.log")),
             origin: Origin::Json,
             comm_id: comm.into(),
@@ -31,7 +31,7 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        }),
+        })),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(u64::from(rank)),
         size: Size::Exact(bytes),
@@ -139,7 +139,10 @@ fn aggregates_count_percentiles_shares_and_sources_exactly() {
     cpu.busbw_gbs = Some(12.5);
     records.push(cpu);
     let mut bad = rec("b", 2, 2 << 20, f64::NAN);
-    Arc::make_mut(&mut bad.source).comm_name = None;
+    bad.source = Box::leak(Box::new(Source {
+        comm_name: None,
+        ..bad.source.clone()
+    }));
     records.push(bad);
     let agg = aggregate(&records);
     assert_eq!(agg.unusable, 1);
@@ -380,7 +383,10 @@ fn an_algorithm_or_protocol_unlike_the_benchmarks_is_named() {
     let s = 4u64 << 20;
     let mut records: Vec<Record> = (0..8).map(|r| rec("dp", r, s, t(s, 0.9))).collect();
     for r in &mut records {
-        Arc::make_mut(&mut r.source).algo_proto = Some("Ring_ll".into());
+        r.source = Box::leak(Box::new(Source {
+            algo_proto: Some("Ring_ll".into()),
+            ..r.source.clone()
+        }));
     }
     let report = build(&records, Inputs::default(), Some(&base()));
     assert_eq!(
@@ -388,7 +394,10 @@ fn an_algorithm_or_protocol_unlike_the_benchmarks_is_named() {
         vec![("algo_proto".to_string(), None, Some(s))]
     );
     for r in &mut records {
-        Arc::make_mut(&mut r.source).algo_proto = Some("Ring_ll128".into());
+        r.source = Box::leak(Box::new(Source {
+            algo_proto: Some("Ring_ll128".into()),
+            ..r.source.clone()
+        }));
     }
     assert!(build(&records, Inputs::default(), Some(&base()))
         .causes

@@ -8,44 +8,36 @@ use super::convention::{apply, size_rule, with_peer};
 use super::json::{Parsed, Perf};
 use super::tally::Tally;
 use crate::analysis::inspector::record::{Op, Record, Size, SizeRule, Source, Timing};
-use std::sync::Arc;
 
 /// What the records read along one shape share: all but the numbers of their perf section.
 #[derive(Debug)]
-pub(super) struct Shared {
-    pub(super) source: Arc<Source>,
+pub(super) struct Shared<'a> {
+    pub(super) source: &'a Source,
     /// The section is `p2p_perf`.
     pub(super) p2p: bool,
     /// The operation the function name stands for (a send or receive's peer is each record's).
-    pub(super) op: Op,
-    pub(super) timing: Option<Timing>,
+    pub(super) op: Op<'a>,
+    pub(super) timing: Option<Timing<'a>>,
 }
 
 /// Adds to `tally` the record of a perf section whose fields but the numbers are those of
 /// `shared`'s records (what [`build`](super::json::build) gives for it), or gives why there
 /// is none (a [`Parsed::Skip`]'s reason): the fast path's, for a record read along a shape
 /// (which never carries a verbose trace).
-pub(super) fn along(
-    shared: &Shared,
+pub(super) fn along<'a>(
+    shared: &Shared<'a>,
     perf: &Perf<'_>,
     dump_ts: Option<u64>,
-    tally: &mut Tally,
+    tally: &mut Tally<'a>,
 ) -> Result<(), String> {
     let op = if shared.p2p {
         with_peer(&shared.op, perf.p2p_peer)
     } else {
-        shared.op.clone()
+        shared.op
     };
     let n = numbers(&op, perf, shared.p2p, shared.source.nranks)?;
-    tally.record_with(&shared.source, || {
-        record(
-            Arc::clone(&shared.source),
-            op,
-            shared.timing.clone(),
-            perf,
-            n,
-            dump_ts,
-        )
+    tally.record_with(shared.source, || {
+        record(shared.source, op, shared.timing, perf, n, dump_ts)
     });
     Ok(())
 }
@@ -67,7 +59,7 @@ struct Numbers {
 }
 
 /// The numbers of a record of `op` with `nranks` ranks, or why there is none.
-fn numbers(op: &Op, perf: &Perf<'_>, p2p: bool, nranks: u32) -> Result<Numbers, String> {
+fn numbers(op: &Op<'_>, perf: &Perf<'_>, p2p: bool, nranks: u32) -> Result<Numbers, String> {
     let missing = |what: &str| {
         let (section, prefix) = names(p2p);
         format!("missing {section}.{prefix}_{what}")
@@ -90,14 +82,14 @@ fn numbers(op: &Op, perf: &Perf<'_>, p2p: bool, nranks: u32) -> Result<Numbers, 
 
 /// The record of `op` from its perf section and `n`.
 #[inline]
-fn record(
-    source: Arc<Source>,
-    op: Op,
-    timing: Option<Timing>,
+fn record<'a>(
+    source: &'a Source,
+    op: Op<'a>,
+    timing: Option<Timing<'a>>,
     perf: &Perf<'_>,
     n: Numbers,
     dump_ts: Option<u64>,
-) -> Record {
+) -> Record<'a> {
     let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
     Record {
         source,
@@ -114,15 +106,15 @@ fn record(
 }
 
 /// The record of `op` from the perf section's numbers, or why there is none.
-pub(super) fn assemble(
-    op: Op,
-    timing: Option<Timing>,
+pub(super) fn assemble<'a>(
+    op: Op<'a>,
+    timing: Option<Timing<'a>>,
     perf: &Perf<'_>,
     p2p: bool,
     dump_ts: Option<u64>,
     nranks: u32,
-    source: impl FnOnce() -> Arc<Source>,
-) -> Parsed {
+    source: impl FnOnce() -> &'a Source,
+) -> Parsed<'a> {
     let n = match numbers(&op, perf, p2p, nranks) {
         Ok(n) => n,
         Err(reason) => return Parsed::Skip(reason),

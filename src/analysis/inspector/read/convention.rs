@@ -22,12 +22,13 @@
 //!    marked [`SizeRule::Unknown`].
 
 use crate::analysis::inspector::record::{Op, Size, SizeRule, Timing};
+use crate::analysis::inspector::Arena;
 use crate::core::collective::Collective;
-use std::sync::Arc;
 
 /// The operation a collective function name (`coll`, Prometheus `collective`) stands for.
-/// NCCL writes `All2All` for AllToAll; `AllToAll` is taken too.
-pub(super) fn collective_op(name: &str) -> Op {
+/// NCCL writes `All2All` for AllToAll; `AllToAll` is taken too. Other names are kept in
+/// `arena`.
+pub(super) fn collective_op<'a>(name: &str, arena: &'a Arena) -> Op<'a> {
     let c = match name {
         "AllReduce" => Collective::AllReduce,
         "AllGather" => Collective::AllGather,
@@ -37,38 +38,38 @@ pub(super) fn collective_op(name: &str) -> Op {
         "All2All" | "AllToAll" => Collective::AllToAll,
         "Gather" => Collective::Gather,
         "Scatter" => Collective::Scatter,
-        other => return Op::Other(Arc::new(other.to_string())),
+        other => return Op::Other(arena.name(other)),
     };
     Op::Collective(c)
 }
 
 /// The operation a point-to-point function name (`p2p`, Prometheus `p2p_operation`) stands
 /// for; names other than Send and Recv (NCCL also has SendRecv) are kept as written.
-pub(super) fn p2p_op(name: &str, peer: Option<u32>) -> Op {
+pub(super) fn p2p_op<'a>(name: &str, peer: Option<u32>, arena: &'a Arena) -> Op<'a> {
     match name {
         "Send" => Op::Send { peer },
         "Recv" => Op::Recv { peer },
-        other => Op::Other(Arc::new(other.to_string())),
+        other => Op::Other(arena.name(other)),
     }
 }
 
 /// `op` (a point-to-point operation, as [`p2p_op`] gives it) with `peer` as its peer:
 /// `p2p_op(name, peer)` is `with_peer(&p2p_op(name, p), peer)` for any `p`.
-pub(super) fn with_peer(op: &Op, peer: Option<u32>) -> Op {
+pub(super) fn with_peer<'a>(op: &Op<'a>, peer: Option<u32>) -> Op<'a> {
     match op {
         Op::Send { .. } => Op::Send { peer },
         Op::Recv { .. } => Op::Recv { peer },
-        other => other.clone(),
+        other => *other,
     }
 }
 
 /// The timing source a `coll_timing_source` value names.
-pub(super) fn timing(name: &str) -> Timing {
+pub(super) fn timing<'a>(name: &str, arena: &'a Arena) -> Timing<'a> {
     match name {
         "kernel_gpu" => Timing::KernelGpu,
         "kernel_cpu" => Timing::KernelCpu,
         "collective_cpu" => Timing::CollectiveCpu,
-        other => Timing::Other(Arc::new(other.to_string())),
+        other => Timing::Other(arena.name(other)),
     }
 }
 
@@ -138,6 +139,20 @@ pub(super) fn apply(rule: SizeRule, raw: Size, nranks: u32) -> Option<Size> {
 mod tests {
     use super::*;
 
+    thread_local!(static ARENA: &'static Arena = Box::leak(Box::default()));
+
+    fn collective_op(name: &str) -> Op<'static> {
+        super::collective_op(name, ARENA.with(|a| *a))
+    }
+
+    fn p2p_op(name: &str, peer: Option<u32>) -> Op<'static> {
+        super::p2p_op(name, peer, ARENA.with(|a| *a))
+    }
+
+    fn timing(name: &str) -> Timing<'static> {
+        super::timing(name, ARENA.with(|a| *a))
+    }
+
     #[test]
     fn published_example_records_decide_their_rules_by_their_own_bandwidth() {
         let ar = collective_op("AllReduce");
@@ -197,10 +212,7 @@ mod tests {
         );
         assert_eq!(apply(SizeRule::TimesRanks, Size::Exact(u64::MAX), 2), None);
         assert_eq!(timing("kernel_gpu"), Timing::KernelGpu);
-        assert_eq!(timing("unknown"), Timing::Other(Arc::new("unknown".into())));
-        assert_eq!(
-            p2p_op("SendRecv", None),
-            Op::Other(Arc::new("SendRecv".into()))
-        );
+        assert_eq!(timing("unknown"), Timing::Other(&"unknown".into()));
+        assert_eq!(p2p_op("SendRecv", None), Op::Other(&"SendRecv".into()));
     }
 }

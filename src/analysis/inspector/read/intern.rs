@@ -1,11 +1,13 @@
-//! The sources of one piece's records, each allocated once: a file holds millions of records
-//! from a handful of communicators in one process, so each record holds a clone of a shared
-//! [`Source`] (a count increment) rather than its own strings.
+//! The sources of one piece's records, each allocated once (in the read's [`Arena`]): a file
+//! holds millions of records from a handful of communicators in one process, so each record
+//! borrows a shared [`Source`] rather than holding its own strings. The interner also hands
+//! out the arena for names outside the known ones.
 //!
 //! The last source given is tried first, because consecutive records mostly repeat it;
 //! anything else is looked up by a hash of its fields.
 
 use crate::analysis::inspector::record::{Origin, Source};
+use crate::analysis::inspector::Arena;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
@@ -69,30 +71,39 @@ impl Probe<'_> {
 }
 
 /// One piece's shared sources.
-#[derive(Default)]
-pub(super) struct Interner {
-    last: Option<Arc<Source>>,
-    all: FxHashMap<u64, Vec<Arc<Source>>>,
+pub(super) struct Interner<'a> {
+    pub(super) arena: &'a Arena,
+    last: Option<&'a Source>,
+    all: FxHashMap<u64, Vec<&'a Source>>,
 }
 
-impl Interner {
+impl<'a> Interner<'a> {
+    /// An interner of no sources yet, keeping them in `arena`.
+    pub(super) fn new(arena: &'a Arena) -> Self {
+        Self {
+            arena,
+            last: None,
+            all: FxHashMap::default(),
+        }
+    }
+
     /// The shared source holding `probe`'s fields.
-    pub(super) fn get(&mut self, probe: &Probe<'_>) -> Arc<Source> {
-        if let Some(last) = &self.last {
+    pub(super) fn get(&mut self, probe: &Probe<'_>) -> &'a Source {
+        if let Some(last) = self.last {
             if probe.is(last) {
-                return Arc::clone(last);
+                return last;
             }
         }
         let bucket = self.all.entry(probe.hash()).or_default();
         let shared = match bucket.iter().find(|s| probe.is(s)) {
-            Some(s) => Arc::clone(s),
+            Some(s) => *s,
             None => {
-                let s = Arc::new(probe.source());
-                bucket.push(Arc::clone(&s));
+                let s = self.arena.source(probe.source());
+                bucket.push(s);
                 s
             }
         };
-        self.last = Some(Arc::clone(&shared));
+        self.last = Some(shared);
         shared
     }
 }
@@ -116,15 +127,16 @@ mod tests {
             pid: Some(7),
             format_version: Some("v4.0"),
         };
-        let mut i = Interner::default();
+        let arena = Arena::new();
+        let mut i = Interner::new(&arena);
         let a = i.get(&probe("0xa", Some(1), Some("h1")));
         let b = i.get(&probe("0xb", Some(1), Some("h1")));
         let c = i.get(&probe("0xa", Some(2), Some("h1")));
         let d = i.get(&probe("0xa", Some(1), None));
         let e = i.get(&probe("0xa", Some(1), Some("h1")));
-        assert!(Arc::ptr_eq(&a, &e));
-        for other in [&b, &c, &d] {
-            assert!(!Arc::ptr_eq(&a, other) && **other != *a);
+        assert!(std::ptr::eq(a, e));
+        for other in [b, c, d] {
+            assert!(!std::ptr::eq(a, other) && *other != *a);
         }
         assert_eq!(
             (&*b.comm_id, c.rank, d.host.as_deref()),

@@ -151,10 +151,10 @@ impl<'de> Deserialize<'de> for Raw<'de> {
 /// What one object was.
 #[derive(Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)]
-pub(super) enum Parsed {
+pub(super) enum Parsed<'a> {
     /// A record, and whether it carried a verbose event trace. Not boxed: each is moved
     /// straight into its piece's records, and a box per record was a tenth of the reading time.
-    Record(Record, bool),
+    Record(Record<'a>, bool),
     /// A record of another kind (the name of its first unknown section).
     OtherKind(String),
     /// An object that is no usable record, with the reason.
@@ -163,7 +163,11 @@ pub(super) enum Parsed {
 
 /// Parses one object (`text` from `{` to `}`) of `file` through serde (the path that reads
 /// every object [`fast`](super::fast) leaves, and says why one is invalid).
-pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
+pub(super) fn parse<'a>(
+    text: &[u8],
+    file: &Arc<PathBuf>,
+    sources: &mut Interner<'a>,
+) -> Parsed<'a> {
     match serde_json::from_slice::<Raw>(text) {
         Ok(raw) => build(&raw, file, sources),
         Err(e) => Parsed::Skip(format!("invalid record: {e}")),
@@ -171,7 +175,11 @@ pub(super) fn parse(text: &[u8], file: &Arc<PathBuf>, sources: &mut Interner) ->
 }
 
 /// The record of one object's content, or why it is none.
-pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
+pub(super) fn build<'a>(
+    raw: &Raw<'_>,
+    file: &Arc<PathBuf>,
+    sources: &mut Interner<'a>,
+) -> Parsed<'a> {
     let (perf, p2p) = match (&raw.coll, &raw.p2p) {
         (Some(c), None) => (c, false),
         (None, Some(p)) => (p, true),
@@ -221,11 +229,12 @@ pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) 
         return Parsed::Skip(format!("missing {section}.{prefix}"));
     };
     let op = if p2p {
-        p2p_op(name, perf.p2p_peer)
+        p2p_op(name, perf.p2p_peer, sources.arena)
     } else {
-        collective_op(name)
+        collective_op(name, sources.arena)
     };
-    let timing = perf.coll_timing_source.as_deref().map(timing);
+    let arena = sources.arena;
+    let timing = perf.coll_timing_source.as_deref().map(|t| timing(t, arena));
     assemble(op, timing, perf, p2p, dump_ts, nranks, || {
         sources.get(&probe())
     })

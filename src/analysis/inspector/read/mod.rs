@@ -27,6 +27,7 @@ mod tally;
 mod tests;
 
 use crate::analysis::inspector::record::Record;
+use crate::analysis::inspector::Arena;
 use crate::core::error::Error;
 use files::Kind;
 use std::path::{Path, PathBuf};
@@ -35,9 +36,10 @@ use tally::Tally;
 
 /// Everything read from a set of Inspector files.
 #[derive(Debug, Default)]
-pub struct InspectorSet {
-    /// The records, file by file (in path order) and in file order within each.
-    pub records: Vec<Record>,
+pub struct InspectorSet<'a> {
+    /// The records, file by file (in path order) and in file order within each (what they
+    /// share borrowed from the arena given to [`read_paths`]).
+    pub records: Vec<Record<'a>>,
     /// How many files were read.
     pub files: usize,
     /// One line per fact worth knowing: a file cut mid-record (`FILE: cut mid-record at byte
@@ -50,7 +52,7 @@ pub struct InspectorSet {
     pub prometheus_files: Vec<PathBuf>,
 }
 
-impl InspectorSet {
+impl InspectorSet<'_> {
     /// The skipped entries as one line each: `FILE: byte N: reason` (JSON) or `FILE:N:
     /// reason` (a Prometheus textfile's line).
     pub fn skipped_lines(&self) -> Vec<String> {
@@ -79,8 +81,9 @@ pub fn looks_like_inspector(path: &Path) -> bool {
 }
 
 /// Reads every path (a file, or a directory read recursively for its Inspector files) into
-/// one [`InspectorSet`]; files are parsed in parallel, large files in parallel pieces.
-pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
+/// one [`InspectorSet`]; files are parsed in parallel, large files in parallel pieces. What
+/// the records share is kept in `arena`.
+pub fn read_paths<'a>(paths: &[PathBuf], arena: &'a Arena) -> Result<InspectorSet<'a>, Error> {
     let mut set = InspectorSet::default();
     let mut todo: Vec<PathBuf> = Vec::new();
     for path in paths {
@@ -114,7 +117,7 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
             todo.push(path.clone());
         }
     }
-    let results = crate::core::parallel::map(&todo, |path| read_file(path))
+    let results = crate::core::parallel::map(&todo, |path| read_file(path, arena))
         .into_iter()
         .collect::<Result<Vec<_>, Error>>()?;
     let total: usize = results.iter().map(|(t, _)| t.records.len()).sum();
@@ -143,14 +146,14 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
 }
 
 /// Reads one file; the flag says whether it was JSON (for its notes).
-fn read_file(path: &Path) -> Result<(Tally, bool), Error> {
+fn read_file<'a>(path: &Path, arena: &'a Arena) -> Result<(Tally<'a>, bool), Error> {
     let name = path.display();
     let opened =
         files::open(path).map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
     let file = Arc::new(path.to_path_buf());
     match opened.kind {
-        Some(Kind::Json) => Ok((stream::read_json(file, opened.reader), true)),
-        Some(Kind::Prometheus) => Ok((prometheus::read(file, opened.reader), false)),
+        Some(Kind::Json) => Ok((stream::read_json(file, opened.reader, arena), true)),
+        Some(Kind::Prometheus) => Ok((prometheus::read(file, opened.reader, arena), false)),
         None if opened.empty => Err(Error::usage(format!("{name}: empty file"))),
         None => Err(Error::usage(format!(
             "{name}: not NCCL Inspector output (neither JSON records starting with \

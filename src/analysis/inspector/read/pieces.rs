@@ -8,6 +8,7 @@ use super::json::{parse, Parsed};
 use super::split::{scan, Found};
 use super::tally::Tally;
 use crate::analysis::inspector::record::Record;
+use crate::analysis::inspector::Arena;
 use memchr::memmem;
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -17,31 +18,32 @@ use std::sync::{Arc, Mutex};
 const PIECE: usize = 512 << 10;
 
 /// What one piece held.
-pub(super) struct PieceOut {
-    pub(super) tally: Tally,
+pub(super) struct PieceOut<'a> {
+    pub(super) tally: Tally<'a>,
     /// Bytes of the piece consumed (less than its length: an object open at its end).
     pub(super) consumed: usize,
 }
 
 /// Scans and parses one piece whose first byte is at `base` in the file, its records into
 /// `records` (an empty vector whose memory is reused).
-pub(super) fn piece(
+pub(super) fn piece<'a>(
     bytes: &[u8],
     base: u64,
     file: &Arc<PathBuf>,
-    records: Vec<Record>,
-) -> PieceOut {
+    records: Vec<Record<'a>>,
+    arena: &'a Arena,
+) -> PieceOut<'a> {
     let mut tally = Tally::default();
     tally.records = records;
     // Record objects are at least 200 bytes (header, section and the required fields).
     tally.records.reserve(bytes.len() / 200);
     // Shared by the fast path and serde's, which take turns; so is the tally.
-    let sources = RefCell::new(Interner::default());
+    let sources = RefCell::new(Interner::new(arena));
     let tally = RefCell::new(tally);
     // The piece's own handle on the path: its sources count references to it, and one count
     // shared by every thread would be a cache line they all write.
     let file = Arc::new(PathBuf::clone(file));
-    let add = |at: usize, parsed: Parsed| {
+    let add = |at: usize, parsed: Parsed<'a>| {
         let mut tally = tally.borrow_mut();
         match parsed {
             Parsed::Record(r, verbose) => tally.record(r, verbose),
@@ -96,7 +98,7 @@ pub(super) fn cuts(data: &[u8]) -> Vec<usize> {
 /// `to`'s memory on its own thread: the move is mostly faulting in that memory, and done on
 /// one thread it held the other cores idle between blocks. The pieces are left empty, their
 /// memory kept for the next block's.
-pub(super) fn append(to: &mut Vec<Record>, pieces: &mut [Vec<Record>]) {
+pub(super) fn append<'a>(to: &mut Vec<Record<'a>>, pieces: &mut [Vec<Record<'a>>]) {
     let total: usize = pieces.iter().map(Vec::len).sum();
     to.reserve(total);
     let len = to.len();

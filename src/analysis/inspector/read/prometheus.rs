@@ -20,6 +20,7 @@
 use super::convention::{apply, bucket_rule, collective_op, p2p_op};
 use super::tally::Tally;
 use crate::analysis::inspector::record::{Origin, Record, Size, Source};
+use crate::analysis::inspector::Arena;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -137,7 +138,7 @@ struct Entry {
 }
 
 /// The record of one label set.
-fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
+fn record<'a>(e: Entry, file: &Arc<PathBuf>, arena: &'a Arena) -> Result<Record<'a>, String> {
     let get = |k: &str| {
         e.labels
             .iter()
@@ -158,9 +159,9 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
         return Err("label nranks=\"0\": a communicator has at least one rank".into());
     }
     let op = if e.p2p {
-        p2p_op(&need("p2p_operation")?, None)
+        p2p_op(&need("p2p_operation")?, None, arena)
     } else {
-        collective_op(&need("collective")?)
+        collective_op(&need("collective")?, arena)
     };
     let raw_size = bucket(&need("message_size")?)?;
     let time_us = e
@@ -168,21 +169,22 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
         .ok_or("a bandwidth sample without its exec time sample")?;
     let rule = bucket_rule(&op);
     let size = apply(rule, raw_size, nranks).ok_or("message_size times nranks overflows")?;
+    let source = Source {
+        file: Arc::clone(file),
+        origin: Origin::Prometheus,
+        comm_id: String::new(),
+        comm_name: get("comm_name"),
+        rank: None,
+        nranks,
+        nnodes: count("n_nodes")?,
+        host: get("node"),
+        pid: None,
+        gpu: get("gpu"),
+        algo_proto: get("algo_proto"),
+        format_version: get("version"),
+    };
     Ok(Record {
-        source: Arc::new(Source {
-            file: Arc::clone(file),
-            origin: Origin::Prometheus,
-            comm_id: String::new(),
-            comm_name: get("comm_name"),
-            rank: None,
-            nranks,
-            nnodes: count("n_nodes")?,
-            host: get("node"),
-            pid: None,
-            gpu: get("gpu"),
-            algo_proto: get("algo_proto"),
-            format_version: get("version"),
-        }),
+        source: arena.source(source),
         op,
         seq: None,
         size,
@@ -198,7 +200,11 @@ fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
 }
 
 /// Parses the textfile `file` from `reader`.
-pub(super) fn read(file: Arc<PathBuf>, reader: Box<dyn Read + Send>) -> Tally {
+pub(super) fn read<'a>(
+    file: Arc<PathBuf>,
+    reader: Box<dyn Read + Send>,
+    arena: &'a Arena,
+) -> Tally<'a> {
     let mut tally = Tally::default();
     let mut entries: Vec<Entry> = Vec::new();
     let mut index: HashMap<(bool, Vec<(String, String)>), usize> = HashMap::new();
@@ -256,7 +262,7 @@ pub(super) fn read(file: Arc<PathBuf>, reader: Box<dyn Read + Send>) -> Tally {
     }
     for e in entries {
         let line = e.line;
-        match record(e, &file) {
+        match record(e, &file, arena) {
             Ok(r) => tally.record(r, false),
             Err(why) => tally.skip(line, why),
         }

@@ -12,6 +12,7 @@ use super::pieces::{append, cuts, piece};
 use super::split::MAX_RECORD;
 use super::tally::Tally;
 use crate::analysis::inspector::record::Record;
+use crate::analysis::inspector::Arena;
 use memchr::memmem;
 use std::io::{self, Read};
 use std::path::PathBuf;
@@ -70,19 +71,20 @@ fn read_blocks(
 }
 
 /// The blocks of one file parsed so far.
-struct Consumer {
+struct Consumer<'a> {
     file: Arc<PathBuf>,
-    tally: Tally,
+    arena: &'a Arena,
+    tally: Tally<'a>,
     /// The bytes of an object still open at the end of the last block.
     carry: Vec<u8>,
     /// File offset of `carry`'s first byte.
     offset: u64,
     /// Empty record vectors for the next block's pieces: memory the allocator would otherwise
     /// hand back to the system between blocks, each piece's records then faulting in anew.
-    spare: Vec<Vec<Record>>,
+    spare: Vec<Vec<Record<'a>>>,
 }
 
-impl Consumer {
+impl<'a> Consumer<'a> {
     /// Parses `block` (after what was carried from the last); returns the block's buffer for
     /// reuse.
     fn feed(&mut self, block: Vec<u8>) -> Vec<u8> {
@@ -95,7 +97,7 @@ impl Consumer {
         };
         let starts = cuts(&data);
         let ends: Vec<usize> = starts[1..].iter().copied().chain([data.len()]).collect();
-        let spans: Vec<(usize, usize, Mutex<Vec<Record>>)> = starts
+        let spans: Vec<(usize, usize, Mutex<Vec<Record<'a>>>)> = starts
             .into_iter()
             .zip(ends)
             .map(|(s, e)| (s, e, Mutex::new(self.spare.pop().unwrap_or_default())))
@@ -106,7 +108,13 @@ impl Consumer {
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()),
             );
-            piece(&data[*s..*e], self.offset + *s as u64, &self.file, records)
+            piece(
+                &data[*s..*e],
+                self.offset + *s as u64,
+                &self.file,
+                records,
+                self.arena,
+            )
         });
         // The first piece cut inside an object: the rest of the block is scanned as one piece.
         if let Some(bad) =
@@ -123,6 +131,7 @@ impl Consumer {
                 self.offset + s as u64,
                 &self.file,
                 records,
+                self.arena,
             ));
             let last = outs.len() - 1;
             outs[last].consumed += s;
@@ -133,7 +142,7 @@ impl Consumer {
         let consumed = outs.last().map_or(0, |o| o.consumed);
         // Each block's pieces join the file's tally at once, so that the pieces' memory is
         // reused by the next block's rather than all of it held (and faulted in) until the end.
-        let mut pieces: Vec<Vec<Record>> = outs
+        let mut pieces: Vec<Vec<Record<'a>>> = outs
             .iter_mut()
             .map(|o| std::mem::take(&mut o.tally.records))
             .collect();
@@ -148,7 +157,7 @@ impl Consumer {
     }
 
     /// The tally at the end of the file (or of what could be read of it).
-    fn finish(self, error: Option<io::Error>) -> Tally {
+    fn finish(self, error: Option<io::Error>) -> Tally<'a> {
         let mut tally = self.tally;
         let name = self.file.display().to_string();
         let end = self.offset + self.carry.len() as u64;
@@ -167,9 +176,14 @@ impl Consumer {
 }
 
 /// Parses the JSON records file `file` from `reader` (its whole content, decompressed).
-pub(super) fn read_json(file: Arc<PathBuf>, mut reader: Box<dyn Read + Send>) -> Tally {
+pub(super) fn read_json<'a>(
+    file: Arc<PathBuf>,
+    mut reader: Box<dyn Read + Send>,
+    arena: &'a Arena,
+) -> Tally<'a> {
     let mut consumer = Consumer {
         file,
+        arena,
         tally: Tally::default(),
         carry: Vec::new(),
         offset: 0,

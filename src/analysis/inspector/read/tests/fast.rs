@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What scanning `bytes` yields, with or without the fast path, and how far it consumed.
-pub(super) fn outcomes(bytes: &[u8], quick: bool) -> (Vec<(usize, Parsed)>, usize) {
+pub(super) fn outcomes(bytes: &[u8], quick: bool) -> (Vec<(usize, Parsed<'static>)>, usize) {
     outcomes_with(bytes, |b| if quick { fast::raw(b) } else { None })
 }
 
@@ -21,9 +21,9 @@ pub(super) fn outcomes(bytes: &[u8], quick: bool) -> (Vec<(usize, Parsed)>, usiz
 pub(super) fn outcomes_with<'a>(
     bytes: &'a [u8],
     quick: impl FnMut(&'a [u8]) -> Option<(usize, Raw<'a>)>,
-) -> (Vec<(usize, Parsed)>, usize) {
+) -> (Vec<(usize, Parsed<'static>)>, usize) {
     let file = Arc::new(PathBuf::from("f.log"));
-    let mut sources = Interner::default();
+    let mut sources = Interner::new(super::arena());
     let mut out = Vec::new();
     let consumed = scan(bytes, quick, |found| match found {
         Found::Read { at, value } => out.push((at, build(&value, &file, &mut sources))),

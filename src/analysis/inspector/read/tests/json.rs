@@ -5,9 +5,9 @@ use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Sou
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
-fn all_reduce(file: &Path) -> Record {
+fn all_reduce(file: &Path) -> Record<'static> {
     Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
             comm_id: "0x7f8c496ae9f661".into(),
@@ -20,7 +20,7 @@ fn all_reduce(file: &Path) -> Record {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        }),
+        })),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(1407),
         size: Size::Exact(17179869184),
@@ -33,9 +33,9 @@ fn all_reduce(file: &Path) -> Record {
     }
 }
 
-fn old_all_gather(file: &Path) -> Record {
+fn old_all_gather(file: &Path) -> Record<'static> {
     Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
             comm_id: "0xabc".into(),
@@ -48,7 +48,7 @@ fn old_all_gather(file: &Path) -> Record {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        }),
+        })),
         op: Op::Collective(Collective::AllGather),
         seq: Some(3),
         size: Size::Exact(4194304),
@@ -61,9 +61,9 @@ fn old_all_gather(file: &Path) -> Record {
     }
 }
 
-fn send(file: &Path) -> Record {
+fn send(file: &Path) -> Record<'static> {
     Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
             comm_id: "0xdef".into(),
@@ -76,7 +76,7 @@ fn send(file: &Path) -> Record {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        }),
+        })),
         op: Op::Send { peer: Some(5) },
         seq: Some(11),
         size: Size::Exact(65536),
@@ -231,7 +231,10 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
         assert_eq!(reasons[k - 3], (at(k), "header.n_ranks is 0".into()));
     }
     let mut future_send = send(&p);
-    Arc::make_mut(&mut future_send.source).format_version = Some("v5.0".into());
+    future_send.source = Box::leak(Box::new(Source {
+        format_version: Some("v5.0".into()),
+        ..future_send.source.clone()
+    }));
     let mut nan_send = send(&p);
     nan_send.busbw_gbs = None;
     assert_eq!(set.records, [future_send, nan_send]);

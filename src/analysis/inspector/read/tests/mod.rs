@@ -11,6 +11,7 @@ mod shape;
 mod truncation;
 
 use super::{read_paths, InspectorSet};
+use crate::analysis::inspector::Arena;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -41,9 +42,14 @@ fn gz(content: &[u8]) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
+/// An arena for what one test reads, kept to the end of the test process (tests read little).
+fn arena() -> &'static Arena {
+    Box::leak(Box::default())
+}
+
 /// Reads one file that must read.
-fn read_one(path: &Path) -> InspectorSet {
-    match read_paths(&[path.to_path_buf()]) {
+fn read_one(path: &Path) -> InspectorSet<'static> {
+    match read_paths(&[path.to_path_buf()], arena()) {
         Ok(set) => set,
         Err(e) => panic!("{}: {e}", path.display()),
     }
@@ -51,7 +57,7 @@ fn read_one(path: &Path) -> InspectorSet {
 
 /// The message of a read that must fail.
 fn read_err(paths: &[PathBuf]) -> String {
-    match read_paths(paths) {
+    match read_paths(paths, arena()) {
         Ok(set) => panic!("read {} records, wanted an error", set.records.len()),
         Err(e) => e.to_string(),
     }

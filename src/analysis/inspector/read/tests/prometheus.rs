@@ -17,9 +17,9 @@ nccl_p2p_exec_time_microseconds{version="v5.1",slurm_job_id="unknown",node="nvl7
 node_load1 0.25
 "#;
 
-fn base(file: &Path) -> Record {
+fn base(file: &Path) -> Record<'static> {
     Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Prometheus,
             comm_id: "".into(),
@@ -32,7 +32,7 @@ fn base(file: &Path) -> Record {
             gpu: Some("GPU0".into()),
             algo_proto: Some("Ring_ll".into()),
             format_version: Some("v5.1".into()),
-        }),
+        })),
         op: Op::Collective(Collective::AllReduce),
         seq: None,
         size: Size::Bucket {
@@ -59,15 +59,15 @@ fn each_label_set_is_one_record_with_both_samples() {
     let set = read_one(&p);
     let all_reduce = base(&p);
     let all_gather = Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             comm_name: Some("say \"hi\"\\n\n".into()),
             nranks: 8,
             nnodes: Some(2),
             host: Some("n1".into()),
             gpu: Some("GPU1".into()),
             algo_proto: Some("Tree_simple".into()),
-            ..Source::clone(&base(&p).source)
-        }),
+            ..Source::clone(base(&p).source)
+        })),
         op: Op::Collective(Collective::AllGather),
         size: Size::Bucket {
             lo: 64 << 10,
@@ -80,10 +80,10 @@ fn each_label_set_is_one_record_with_both_samples() {
         ..base(&p)
     };
     let send = Record {
-        source: Arc::new(Source {
+        source: Box::leak(Box::new(Source {
             algo_proto: None,
-            ..Source::clone(&base(&p).source)
-        }),
+            ..Source::clone(base(&p).source)
+        })),
         op: Op::Send { peer: None },
         size: Size::Bucket {
             lo: 512 << 20,

@@ -11,18 +11,18 @@ use super::super::json::{parse, Parsed};
 use super::super::split::{scan, Found};
 use super::fast::{mutate, outcomes, shapes, Rng};
 use super::{ALL_REDUCE, OLD_ALL_GATHER, SEND};
-use crate::analysis::inspector::record::Op;
+use crate::analysis::inspector::record::{Op, Source};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What scanning `bytes` of `file` yields with records built along `learned`'s shapes, as a
 /// piece of a file reads them.
-fn recorded(
+fn recorded<'a>(
     bytes: &[u8],
-    learned: &mut Shapes,
+    learned: &mut Shapes<'a>,
     file: &Arc<PathBuf>,
-    sources: &mut Interner,
-) -> (Vec<(usize, Parsed)>, usize) {
+    sources: &mut Interner<'a>,
+) -> (Vec<(usize, Parsed<'a>)>, usize) {
     let mut out = Vec::new();
     let mut left = Vec::new();
     let consumed = scan(
@@ -35,21 +35,21 @@ fn recorded(
         },
     );
     for (at, text) in left {
-        out.push((at, parse(text, file, &mut Interner::default())));
+        out.push((at, parse(text, file, &mut Interner::new(super::arena()))));
     }
     out.sort_by_key(|(at, _)| *at);
     (out, consumed)
 }
 
 /// Shapes learned from one record of each documented shape of `file`.
-fn trained(file: &Arc<PathBuf>) -> Shapes {
+fn trained(file: &Arc<PathBuf>) -> Shapes<'static> {
     let mut learned = Shapes::default();
     for text in shapes() {
         recorded(
             text.as_bytes(),
             &mut learned,
             file,
-            &mut Interner::default(),
+            &mut Interner::new(super::arena()),
         );
     }
     learned
@@ -57,8 +57,17 @@ fn trained(file: &Arc<PathBuf>) -> Shapes {
 
 /// What scanning `text` yields through `learned` (a file's piece reading it), which must be
 /// what serde yields; `learned` learns from it.
-fn read_along(learned: &mut Shapes, file: &Arc<PathBuf>, text: &str) -> Vec<(usize, Parsed)> {
-    let (read, _) = recorded(text.as_bytes(), learned, file, &mut Interner::default());
+fn read_along<'a>(
+    learned: &mut Shapes<'a>,
+    file: &Arc<PathBuf>,
+    text: &str,
+) -> Vec<(usize, Parsed<'a>)> {
+    let (read, _) = recorded(
+        text.as_bytes(),
+        learned,
+        file,
+        &mut Interner::new(super::arena()),
+    );
     assert_eq!(read, outcomes(text.as_bytes(), false).0, "{text}");
     read
 }
@@ -194,7 +203,7 @@ fn reading_along_shapes_reads_what_serde_reads_on_mutated_records() {
     let (mut along, mut off) = (0, 0);
     let file = Arc::new(PathBuf::from("f.log"));
     let mut learned = trained(&file);
-    let mut sources = Interner::default();
+    let mut sources = Interner::new(super::arena());
     for i in 0..30_000 {
         // Mutated records are learned too; a fresh set now and then keeps learning going.
         if i % 300 == 0 {
@@ -220,7 +229,7 @@ fn reading_along_shapes_reads_what_serde_reads_on_mutated_records() {
 fn records_read_along_one_shape_share_its_source_and_no_other() {
     let file = Arc::new(PathBuf::from("f.log"));
     let mut learned = Shapes::default();
-    let mut sources = Interner::default();
+    let mut sources = Interner::new(super::arena());
     let others = [
         ALL_REDUCE.replacen("0x7f8c496ae9f661", "0x1", 1),
         ALL_REDUCE.replacen(r#""rank":2"#, r#""rank":3"#, 1),
@@ -229,7 +238,7 @@ fn records_read_along_one_shape_share_its_source_and_no_other() {
         ALL_REDUCE.to_string(),
     ];
     // Each communicator and process three times, interleaved, with its own values changed.
-    let mut firsts: Vec<Option<Arc<_>>> = vec![None; others.len()];
+    let mut firsts: Vec<Option<&Source>> = vec![None; others.len()];
     for round in 0..3 {
         for (k, text) in others.iter().enumerate() {
             let text = text.replacen(r#""coll_sn":1407"#, &format!(r#""coll_sn":{round}"#), 1);
@@ -239,13 +248,13 @@ fn records_read_along_one_shape_share_its_source_and_no_other() {
             assert_eq!(len, text.len());
             assert_eq!(
                 parsed,
-                parse(text.as_bytes(), &file, &mut Interner::default())
+                parse(text.as_bytes(), &file, &mut Interner::new(super::arena()))
             );
             let Parsed::Record(r, _) = parsed else {
                 panic!("{text}")
             };
             match &firsts[k] {
-                Some(first) => assert!(Arc::ptr_eq(first, &r.source), "{text}"),
+                Some(first) => assert!(std::ptr::eq(*first, r.source), "{text}"),
                 None => firsts[k] = Some(r.source),
             }
         }

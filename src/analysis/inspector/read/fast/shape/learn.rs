@@ -20,7 +20,7 @@ pub(super) fn sticky(slot: Slot, section: Slot) -> bool {
     }
 }
 
-impl Shapes {
+impl Shapes<'_> {
     /// Adds the shape of `text` (one whole object), read field by field with these `marks`;
     /// its last step, or `None` where it is not learned.
     pub(super) fn add_shape(&mut self, text: &[u8], marks: &[Mark]) -> Option<usize> {

@@ -86,7 +86,7 @@ pub(in crate::analysis::inspector::read) struct Mark {
 
 /// One step of a shape: its bytes (a range of [`Shapes::bytes`]), what follows them, and the
 /// steps that may come next.
-struct Node {
+struct Node<'a> {
     from: u32,
     len: u32,
     slot: Slot,
@@ -97,7 +97,7 @@ struct Node {
     /// For a shape's last step: what the records read along the shape share, once one has
     /// been built. Every field of a source, the function name and the timing source are in
     /// the shape's bytes (they are sticky), so every record read along it shares them.
-    shared: Option<Shared>,
+    shared: Option<Shared<'a>>,
 }
 
 /// The most steps a piece keeps; a file whose records keep changing shape stops being learned
@@ -109,15 +109,15 @@ const MAX_BYTES: usize = 1 << 20;
 
 /// The shapes one piece has learned.
 #[derive(Default)]
-pub(in crate::analysis::inspector::read) struct Shapes {
+pub(in crate::analysis::inspector::read) struct Shapes<'a> {
     bytes: Vec<u8>,
-    nodes: Vec<Node>,
+    nodes: Vec<Node<'a>>,
     roots: Vec<u32>,
     /// Memory for the marks of the next record learned.
     marks: Vec<Mark>,
 }
 
-impl Shapes {
+impl<'a> Shapes<'a> {
     /// Reads the object at the start of `text` of `file`: its length, and what [`build`] gives
     /// from what [`super::raw`] reads of it, or `None` there where that is a record added to
     /// `tally` already; `None` where serde must read it.
@@ -131,9 +131,9 @@ impl Shapes {
         &mut self,
         text: &[u8],
         file: &Arc<PathBuf>,
-        sources: &mut Interner,
-        tally: &mut Tally,
-    ) -> Option<(usize, Option<Parsed>)> {
+        sources: &mut Interner<'a>,
+        tally: &mut Tally<'a>,
+    ) -> Option<(usize, Option<Parsed<'a>>)> {
         let mut perf = Perf::default();
         let Some((len, leaf, dump_ts)) = self.replay(text, &mut perf) else {
             return self.learn(text, file, sources).map(|(n, p)| (n, Some(p)));
@@ -162,8 +162,8 @@ impl Shapes {
         &mut self,
         text: &[u8],
         file: &Arc<PathBuf>,
-        sources: &mut Interner,
-    ) -> Option<(usize, Parsed)> {
+        sources: &mut Interner<'a>,
+    ) -> Option<(usize, Parsed<'a>)> {
         let mut tally = Tally::default();
         let (len, parsed) = self.record_into(text, file, sources, &mut tally)?;
         let parsed = parsed
@@ -177,8 +177,8 @@ impl Shapes {
         &mut self,
         text: &[u8],
         file: &Arc<PathBuf>,
-        sources: &mut Interner,
-    ) -> Option<(usize, Parsed)> {
+        sources: &mut Interner<'a>,
+    ) -> Option<(usize, Parsed<'a>)> {
         if self.nodes.len() >= MAX_NODES {
             let (len, raw) = super::raw(text)?;
             return Some((len, build(&raw, file, sources)));
@@ -211,7 +211,7 @@ impl Shapes {
     /// Reads the object's values along a learned shape, those of its perf section into `perf`
     /// (a default one); its length, the shape's last step and the metadata's time, or `None`
     /// where none fits (`perf` then holds what was read before).
-    fn replay<'a>(&self, text: &'a [u8], perf: &mut Perf<'a>) -> Option<(usize, u32, Option<u64>)> {
+    fn replay<'t>(&self, text: &'t [u8], perf: &mut Perf<'t>) -> Option<(usize, u32, Option<u64>)> {
         let mut c = Cursor::new(text);
         let mut dump_ts = None;
         let mut next = &self.roots;
@@ -243,13 +243,13 @@ impl Shapes {
 }
 
 /// Keeps what the records along the shape ending at `leaf` share, where `parsed` is a record.
-fn remember(leaf: &mut Node, parsed: &Parsed) {
+fn remember<'a>(leaf: &mut Node<'a>, parsed: &Parsed<'a>) {
     if let (Parsed::Record(r, _), Some(p2p)) = (parsed, leaf.p2p) {
         leaf.shared = Some(Shared {
-            source: Arc::clone(&r.source),
+            source: r.source,
             p2p,
-            op: r.op.clone(),
-            timing: r.timing.clone(),
+            op: r.op,
+            timing: r.timing,
         });
     }
 }
@@ -257,10 +257,17 @@ fn remember(leaf: &mut Node, parsed: &Parsed) {
 /// Holds a record read along a shape (the last in `tally`, or the reason `skip` for none) to
 /// the same object read field by field (debug builds: the tests run with it).
 #[cfg(debug_assertions)]
-fn check(text: &[u8], file: &Arc<PathBuf>, len: usize, skip: Option<&Parsed>, tally: &Tally) {
+fn check(
+    text: &[u8],
+    file: &Arc<PathBuf>,
+    len: usize,
+    skip: Option<&Parsed<'_>>,
+    tally: &Tally<'_>,
+) {
     let (whole, raw) = super::raw(text).expect("a record along a shape reads field by field");
     assert_eq!(whole, len, "a shape's length differs");
-    let built = build(&raw, file, &mut Interner::default());
+    let arena = crate::analysis::inspector::Arena::new();
+    let built = build(&raw, file, &mut Interner::new(&arena));
     match skip {
         Some(skip) => assert!(built == *skip, "{built:?} != {skip:?}"),
         None => {
