@@ -1,13 +1,13 @@
-//! Where what a read's records share lives: each [`Source`] (who wrote a run of records) and
-//! each name outside the known ones (an unknown function or timing source), allocated once
-//! and borrowed by every record that has it.
+//! Where what a read's records share lives: each [`Source`] (who wrote a run of records),
+//! each name outside the known ones (an unknown function or timing source) and each [`Rare`]
+//! (what few records have), allocated once and borrowed by every record that has it.
 //!
 //! Records only borrow, so a record is plain bytes: millions of them are written, moved and
 //! freed without a reference count touched per record (a count shared by the threads that
 //! parse in parallel is a cache line they all write, and dropping a dump's records was a walk
 //! through all of their memory).
 
-use super::record::Source;
+use super::record::{Rare, Source};
 use rustc_hash::FxHashMap;
 use std::ptr::NonNull;
 use std::sync::{Mutex, PoisonError};
@@ -20,10 +20,15 @@ pub struct Arena {
     /// handed out is borrowed while the list grows, so no owner may move it).
     sources: Mutex<Vec<NonNull<Source>>>,
     names: Mutex<FxHashMap<String, NonNull<String>>>,
+    /// By the addresses of their names (each name is kept once) and the bucket's end.
+    rares: Mutex<FxHashMap<RareKey, NonNull<Rare>>>,
 }
 
-// SAFETY: the arena owns what its pointers point to (a `Source` and `String`s, which are
-// `Send` and `Sync`) and only hands out shared references to it; its lists are behind locks.
+/// A [`Rare`]'s names' addresses (0 for none) and its bucket's end.
+type RareKey = (usize, usize, Option<u64>);
+
+// SAFETY: the arena owns what its pointers point to (`Source`s, `String`s and `Rare`s, which
+// are `Send` and `Sync`) and only hands out shared references to it; its lists are behind locks.
 unsafe impl Send for Arena {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for Arena {}
@@ -61,6 +66,25 @@ impl Arena {
         unsafe { at.as_ref() }
     }
 
+    /// The [`Rare`] of a record with these names outside the known ones and this bucket end.
+    pub fn rare(&self, op: Option<&str>, timing: Option<&str>, hi: Option<u64>) -> &Rare {
+        let name = |n: Option<&str>| -> Option<&'static String> {
+            // SAFETY: the name is the arena's own, which lives until the arena is dropped;
+            // `Rare`'s fields are only read through a borrow of a record, which borrows the
+            // arena, so the `'static` never outlives it.
+            n.map(|n| unsafe { &*(self.name(n) as *const String) })
+        };
+        let (op, timing) = (name(op), name(timing));
+        let address = |n: Option<&String>| n.map_or(0, |n| n as *const String as usize);
+        let key = (address(op), address(timing), hi);
+        let mut rares = self.rares.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = *rares
+            .entry(key)
+            .or_insert_with(|| NonNull::from(Box::leak(Box::new(Rare { op, timing, hi }))));
+        // SAFETY: as in `source`.
+        unsafe { at.as_ref() }
+    }
+
     /// How many sources the arena holds (for tests).
     pub fn sources(&self) -> usize {
         self.sources
@@ -79,6 +103,11 @@ impl Drop for Arena {
         for at in sources.drain(..) {
             // SAFETY: each pointer is a leaked box, freed once, here; `&mut self` means no
             // borrow of the arena (and so no record) is left.
+            drop(unsafe { Box::from_raw(at.as_ptr()) });
+        }
+        let rares = self.rares.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for (_, at) in rares.drain() {
+            // SAFETY: as above.
             drop(unsafe { Box::from_raw(at.as_ptr()) });
         }
         let names = self.names.get_mut().unwrap_or_else(PoisonError::into_inner);
@@ -131,5 +160,16 @@ mod tests {
         assert!(std::ptr::eq(name, arena.name("SendRecv")));
         assert_eq!(names[17], "n17");
         assert_eq!(arena.sources(), 5000);
+        let rare = arena.rare(Some("SendRecv"), None, Some(8));
+        assert!(std::ptr::eq(
+            rare,
+            arena.rare(Some("SendRecv"), None, Some(8))
+        ));
+        assert!(!std::ptr::eq(
+            rare,
+            arena.rare(Some("SendRecv"), None, Some(9))
+        ));
+        assert!(std::ptr::eq(rare.op.unwrap(), name));
+        assert_eq!((rare.timing, rare.hi), (None, Some(8)));
     }
 }

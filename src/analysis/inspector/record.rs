@@ -6,11 +6,17 @@
 //! [`Source`]: a job's file holds millions of records from a handful of communicators in one
 //! process, and those fields held per record were half of each record's memory. Sources and
 //! names outside the known ones live in the read's [`Arena`](super::Arena) and records
-//! borrow them, so a record is plain bytes ([`Copy`], nothing to drop).
+//! borrow them, so a record is plain bytes ([`Copy`], nothing to drop), packed by
+//! [`packed`] into 64.
 //!
-//! Sizes are kept twice: as the plugin wrote them, and in nccl-tests' convention for the
-//! collective (the size column of a benchmark table), because a job's record is only
-//! comparable with the benchmark row of the same convention.
+//! Sizes are in nccl-tests' convention for the collective (the size column of a benchmark
+//! table), because a job's record is only comparable with the benchmark row of the same
+//! convention; the size as the plugin wrote it is derived back from it
+//! ([`Record::raw_size`]).
+
+mod packed;
+
+pub use packed::{Rare, Record};
 
 use crate::core::collective::Collective;
 use std::path::PathBuf;
@@ -116,13 +122,10 @@ pub struct Source {
     pub format_version: Option<String>,
 }
 
-/// One recorded operation (or, for a Prometheus snapshot, one label set's latest values).
-///
-/// A job's dump holds millions, and the memory they take (faulted in, moved, freed) is most
-/// of what reading them costs: what can be derived (the size as written) is not held, and
-/// what records share is borrowed from the read's arena.
+/// One recorded operation, field by field: what a reader gives [`Record::new`] and what
+/// [`Record::parts`] gives back (a [`Record`] holds the same in fewer bytes).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Record<'a> {
+pub struct Parts<'a> {
     /// Who wrote it (shared by the records of one communicator in one process).
     pub source: &'a Source,
     /// The operation.
@@ -139,45 +142,8 @@ pub struct Record<'a> {
     pub time_us: f64,
     /// The timing source (`None`: older format versions do not write it).
     pub timing: Option<Timing<'a>>,
-    /// Algorithm bandwidth as written, GB/s.
-    pub algbw_gbs: Option<f64>,
-    /// Bus bandwidth as written, GB/s.
+    /// Bus bandwidth as written, GB/s (`None` where not written or not a number).
     pub busbw_gbs: Option<f64>,
     /// `metadata.dump_timestamp_us` (or the event trace's time), for ordering records in time.
     pub timestamp_us: Option<u64>,
-}
-
-impl Record<'_> {
-    /// The size as the plugin wrote it: [`Record::size`] back in the plugin's convention (one
-    /// rank's part under [`SizeRule::TimesRanks`]; the division is exact, as `size` is that
-    /// part times the rank count).
-    pub fn raw_size(&self) -> Size {
-        let n = u64::from(self.source.nranks.max(1));
-        match (self.size_rule, self.size) {
-            (SizeRule::TimesRanks, Size::Exact(b)) => Size::Exact(b / n),
-            (SizeRule::TimesRanks, Size::Bucket { lo, hi }) => Size::Bucket {
-                lo: lo / n,
-                hi: hi / n,
-            },
-            (_, size) => size,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_record_holds_no_inline_string_and_nothing_derived() {
-        // A dump of a few GiB is millions of records: every 8 bytes here is tens of megabytes
-        // faulted in, moved and freed.
-        assert_eq!(std::mem::size_of::<Op<'_>>(), 16);
-        assert_eq!(std::mem::size_of::<Option<Timing<'_>>>(), 16);
-        assert!(
-            std::mem::size_of::<Record<'_>>() <= 144,
-            "{}",
-            std::mem::size_of::<Record<'_>>()
-        );
-    }
 }

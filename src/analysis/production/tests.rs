@@ -8,7 +8,10 @@ use super::build;
 use super::model::{Inputs, Report};
 use crate::analysis::curve::{CurvePoint, CurveReport};
 use crate::analysis::input::Tuning;
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source, Timing};
+use crate::analysis::inspector::record::{
+    Op, Origin, Parts, Record, Size, SizeRule, Source, Timing,
+};
+use crate::analysis::inspector::Arena;
 use crate::core::collective::Collective;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,8 +19,17 @@ use std::sync::Arc;
 /// all_reduce at 8 ranks: busbw = bytes / time x 1.75.
 const FACTOR: f64 = 1.75;
 
+thread_local!(static ARENA: &'static Arena = Box::leak(Box::default()));
+
+/// `r` with `edit` made to its fields.
+fn re(r: &mut Record<'static>, edit: impl FnOnce(&mut Parts<'static>)) {
+    let mut parts = r.parts();
+    edit(&mut parts);
+    *r = ARENA.with(|a| Record::new(parts, a));
+}
+
 fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record<'static> {
-    Record {
+    let parts = Parts {
         source: Box::leak(Box::new(Source {
             file: Arc::new(PathBuf::from("job.log")),
             origin: Origin::Json,
@@ -38,10 +50,10 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record<'static> {
         size_rule: SizeRule::AsWritten,
         time_us,
         timing: Some(Timing::KernelGpu),
-        algbw_gbs: None,
         busbw_gbs: None,
         timestamp_us: None,
-    }
+    };
+    ARENA.with(|a| Record::new(parts, a))
 }
 
 fn point(bytes: u64, time_us: f64) -> CurvePoint {
@@ -135,8 +147,8 @@ fn aggregates_count_percentiles_shares_and_sources_exactly() {
         .collect();
     records.push(rec("b", 0, 2 << 20, 50.0));
     let mut cpu = rec("b", 1, 2 << 20, 50.0);
-    cpu.timing = Some(Timing::KernelCpu);
-    cpu.busbw_gbs = Some(12.5);
+    re(&mut cpu, |p| p.timing = Some(Timing::KernelCpu));
+    re(&mut cpu, |p| p.busbw_gbs = Some(12.5));
     records.push(cpu);
     let mut bad = rec("b", 2, 2 << 20, f64::NAN);
     bad.source = Box::leak(Box::new(Source {
@@ -330,7 +342,7 @@ fn a_bimodal_size_is_contention_and_a_unimodal_one_is_not() {
         for r in 0..8u32 {
             let speed = if call % 4 == 0 { 0.3 } else { 0.9 };
             let mut x = rec("tp", r, s, t(s, speed));
-            x.seq = Some(u64::from(call));
+            re(&mut x, |p| p.seq = Some(u64::from(call)));
             records.push(x);
         }
     }

@@ -7,7 +7,8 @@
 use super::convention::{apply, size_rule, with_peer};
 use super::json::{Parsed, Perf};
 use super::tally::Tally;
-use crate::analysis::inspector::record::{Op, Record, Size, SizeRule, Source, Timing};
+use crate::analysis::inspector::record::{Op, Parts, Record, Size, SizeRule, Source, Timing};
+use crate::analysis::inspector::Arena;
 
 /// What the records read along one shape share: all but the numbers of their perf section.
 #[derive(Debug)]
@@ -17,7 +18,8 @@ pub(super) struct Shared<'a> {
     pub(super) p2p: bool,
     /// The operation the function name stands for (a send or receive's peer is each record's).
     pub(super) op: Op<'a>,
-    pub(super) timing: Option<Timing<'a>>,
+    /// The first record read along the shape: the others are it with their own numbers.
+    pub(super) first: Record<'a>,
 }
 
 /// Adds to `tally` the record of a perf section whose fields but the numbers are those of
@@ -36,8 +38,17 @@ pub(super) fn along<'a>(
         shared.op
     };
     let n = numbers(&op, perf, shared.p2p, shared.source.nranks)?;
+    let (Size::Exact(size) | Size::Bucket { lo: size, .. }) = n.size;
     tally.record_with(shared.source, || {
-        record(shared.source, op, shared.timing, perf, n, dump_ts)
+        shared.first.with_numbers(
+            perf.p2p_peer,
+            size,
+            n.rule,
+            perf.coll_sn,
+            n.time_us,
+            perf.coll_busbw_gbs,
+            dump_ts,
+        )
     });
     Ok(())
 }
@@ -80,18 +91,17 @@ fn numbers(op: &Op<'_>, perf: &Perf<'_>, p2p: bool, nranks: u32) -> Result<Numbe
     })
 }
 
-/// The record of `op` from its perf section and `n`.
-#[inline]
-fn record<'a>(
+/// What a record of `op` takes from its perf section and `n`.
+fn parts<'a>(
     source: &'a Source,
     op: Op<'a>,
     timing: Option<Timing<'a>>,
     perf: &Perf<'_>,
     n: Numbers,
     dump_ts: Option<u64>,
-) -> Record<'a> {
+) -> Parts<'a> {
     let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
-    Record {
+    Parts {
         source,
         op,
         seq: perf.coll_sn,
@@ -99,13 +109,13 @@ fn record<'a>(
         size_rule: n.rule,
         time_us: n.time_us,
         timing,
-        algbw_gbs: perf.coll_algobw_gbs,
         busbw_gbs: perf.coll_busbw_gbs,
         timestamp_us: trace_start.or(dump_ts),
     }
 }
 
 /// The record of `op` from the perf section's numbers, or why there is none.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn assemble<'a>(
     op: Op<'a>,
     timing: Option<Timing<'a>>,
@@ -114,11 +124,13 @@ pub(super) fn assemble<'a>(
     dump_ts: Option<u64>,
     nranks: u32,
     source: impl FnOnce() -> &'a Source,
+    arena: &'a Arena,
 ) -> Parsed<'a> {
     let n = match numbers(&op, perf, p2p, nranks) {
         Ok(n) => n,
         Err(reason) => return Parsed::Skip(reason),
     };
     let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
-    Parsed::Record(record(source(), op, timing, perf, n, dump_ts), verbose)
+    let parts = parts(source(), op, timing, perf, n, dump_ts);
+    Parsed::Record(Record::new(parts, arena), verbose)
 }

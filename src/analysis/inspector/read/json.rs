@@ -235,7 +235,14 @@ pub(super) fn build<'a>(
     };
     let arena = sources.arena;
     let timing = perf.coll_timing_source.as_deref().map(|t| timing(t, arena));
-    assemble(op, timing, perf, p2p, dump_ts, nranks, || {
-        sources.get(&probe())
-    })
+    assemble(
+        op,
+        timing,
+        perf,
+        p2p,
+        dump_ts,
+        nranks,
+        || sources.get(&probe()),
+        arena,
+    )
 }

@@ -19,7 +19,7 @@
 
 use super::convention::{apply, bucket_rule, collective_op, p2p_op};
 use super::tally::Tally;
-use crate::analysis::inspector::record::{Origin, Record, Size, Source};
+use crate::analysis::inspector::record::{Origin, Parts, Record, Size, Source};
 use crate::analysis::inspector::Arena;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -183,7 +183,7 @@ fn record<'a>(e: Entry, file: &Arc<PathBuf>, arena: &'a Arena) -> Result<Record<
         algo_proto: get("algo_proto"),
         format_version: get("version"),
     };
-    Ok(Record {
+    let parts = Parts {
         source: arena.source(source),
         op,
         seq: None,
@@ -191,12 +191,13 @@ fn record<'a>(e: Entry, file: &Arc<PathBuf>, arena: &'a Arena) -> Result<Record<
         size_rule: rule,
         time_us,
         timing: None,
-        algbw_gbs: None,
-        busbw_gbs: e.busbw,
+        // A NaN sample is no bandwidth (a record reads it back as not written).
+        busbw_gbs: e.busbw.filter(|b| !b.is_nan()),
         timestamp_us: e
             .ts
             .and_then(|ms| u64::try_from(ms).ok()?.checked_mul(1000)),
-    })
+    };
+    Ok(Record::new(parts, arena))
 }
 
 /// Parses the textfile `file` from `reader`.

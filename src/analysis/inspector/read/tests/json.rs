@@ -1,12 +1,14 @@
 //! JSON records of each documented shape, every field of the record asserted.
 
 use super::*;
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source, Timing};
+use crate::analysis::inspector::record::{
+    Op, Origin, Parts, Record, Size, SizeRule, Source, Timing,
+};
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
-fn all_reduce(file: &Path) -> Record<'static> {
-    Record {
+fn all_reduce(file: &Path) -> Parts<'static> {
+    Parts {
         source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
@@ -27,14 +29,13 @@ fn all_reduce(file: &Path) -> Record<'static> {
         size_rule: SizeRule::AsWritten,
         time_us: 61974.0,
         timing: Some(Timing::KernelGpu),
-        algbw_gbs: Some(277.210914),
         busbw_gbs: Some(485.119099),
         timestamp_us: Some(1748030377748202),
     }
 }
 
-fn old_all_gather(file: &Path) -> Record<'static> {
-    Record {
+fn old_all_gather(file: &Path) -> Parts<'static> {
+    Parts {
         source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
@@ -55,14 +56,13 @@ fn old_all_gather(file: &Path) -> Record<'static> {
         size_rule: SizeRule::TimesRanks,
         time_us: 100.0,
         timing: None,
-        algbw_gbs: Some(41.94304),
         busbw_gbs: Some(31.45728),
         timestamp_us: Some(1000),
     }
 }
 
-fn send(file: &Path) -> Record<'static> {
-    Record {
+fn send(file: &Path) -> Parts<'static> {
+    Parts {
         source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
@@ -83,7 +83,6 @@ fn send(file: &Path) -> Record<'static> {
         size_rule: SizeRule::AsWritten,
         time_us: 8.0,
         timing: Some(Timing::KernelCpu),
-        algbw_gbs: Some(8.192),
         busbw_gbs: Some(8.192),
         timestamp_us: Some(2000),
     }
@@ -95,7 +94,10 @@ fn records_with_and_without_newer_fields_and_p2p_read_exactly() {
     let text = format!("{ALL_REDUCE}\n{OLD_ALL_GATHER}\n{SEND}\n");
     let p = write(dir.path(), "r.log", text.as_bytes());
     let set = read_one(&p);
-    assert_eq!(set.records, [all_reduce(&p), old_all_gather(&p), send(&p)]);
+    assert_eq!(
+        parts(&set.records),
+        [all_reduce(&p), old_all_gather(&p), send(&p)]
+    );
     // The sizes as written: an AllGather's is one rank's part.
     let raw: Vec<Size> = set.records.iter().map(Record::raw_size).collect();
     assert_eq!(
@@ -136,7 +138,7 @@ fn concatenated_pretty_printed_and_gzip_forms_read_the_same() {
             let p = write(dir.path(), &name, &bytes);
             let set = read_one(&p);
             assert_eq!(
-                set.records,
+                parts(&set.records),
                 [all_reduce(&p), old_all_gather(&p), send(&p)],
                 "{name}"
             );
@@ -162,7 +164,7 @@ fn verbose_records_keep_the_trace_start_and_say_traces_were_ignored() {
     want.timestamp_us = Some(1752867229235059);
     let mut want_send = send(&p);
     want_send.timestamp_us = Some(1752867229235059);
-    assert_eq!(set.records, [want, want_send]);
+    assert_eq!(parts(&set.records), [want, want_send]);
     assert_eq!(
         set.notes,
         [format!(
@@ -184,7 +186,7 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
     let nan = SEND.replace(r#""p2p_busbw_gbs":8.192000"#, r#""p2p_busbw_gbs":"nan""#);
     // Twice: the second is read along the shape the first was read by.
     let no_ranks = OLD_ALL_GATHER.replace(r#""n_ranks":4"#, r#""n_ranks":0"#);
-    let parts = [
+    let objects = [
         no_size.as_str(),
         &bad_type,
         &no_header,
@@ -195,10 +197,10 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
         &no_ranks,
         &no_ranks,
     ];
-    let text = parts.join("\n");
+    let text = objects.join("\n");
     let p = write(dir.path(), "bad.log", text.as_bytes());
     let set = read_one(&p);
-    let at = |i: usize| parts[..i].iter().map(|s| s.len() as u64 + 1).sum::<u64>();
+    let at = |i: usize| objects[..i].iter().map(|s| s.len() as u64 + 1).sum::<u64>();
     let reasons: Vec<(u64, String)> = set
         .skipped
         .iter()
@@ -237,7 +239,7 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
     }));
     let mut nan_send = send(&p);
     nan_send.busbw_gbs = None;
-    assert_eq!(set.records, [future_send, nan_send]);
+    assert_eq!(parts(&set.records), [future_send, nan_send]);
     let name = p.display();
     assert_eq!(
         set.notes,

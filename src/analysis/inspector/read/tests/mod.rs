@@ -11,6 +11,7 @@ mod shape;
 mod truncation;
 
 use super::{read_paths, InspectorSet};
+use crate::analysis::inspector::record::{Parts, Record};
 use crate::analysis::inspector::Arena;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,6 +46,11 @@ fn gz(content: &[u8]) -> Vec<u8> {
 /// An arena for what one test reads, kept to the end of the test process (tests read little).
 fn arena() -> &'static Arena {
     Box::leak(Box::default())
+}
+
+/// Each record's fields.
+fn parts<'a>(records: &[Record<'a>]) -> Vec<Parts<'a>> {
+    records.iter().map(Record::parts).collect()
 }
 
 /// Reads one file that must read.

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::analysis::inspector::read::prometheus::{bucket, sample};
-use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source};
+use crate::analysis::inspector::record::{Op, Origin, Parts, Record, Size, SizeRule, Source};
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
@@ -17,8 +17,8 @@ nccl_p2p_exec_time_microseconds{version="v5.1",slurm_job_id="unknown",node="nvl7
 node_load1 0.25
 "#;
 
-fn base(file: &Path) -> Record<'static> {
-    Record {
+fn base(file: &Path) -> Parts<'static> {
+    Parts {
         source: Box::leak(Box::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Prometheus,
@@ -42,7 +42,6 @@ fn base(file: &Path) -> Record<'static> {
         size_rule: SizeRule::AsWritten,
         time_us: 9498.47,
         timing: None,
-        algbw_gbs: None,
         busbw_gbs: Some(678.263),
         timestamp_us: None,
     }
@@ -58,7 +57,7 @@ fn each_label_set_is_one_record_with_both_samples() {
     );
     let set = read_one(&p);
     let all_reduce = base(&p);
-    let all_gather = Record {
+    let all_gather = Parts {
         source: Box::leak(Box::new(Source {
             comm_name: Some("say \"hi\"\\n\n".into()),
             nranks: 8,
@@ -79,7 +78,7 @@ fn each_label_set_is_one_record_with_both_samples() {
         timestamp_us: Some(1_700_000_000_000_000),
         ..base(&p)
     };
-    let send = Record {
+    let send = Parts {
         source: Box::leak(Box::new(Source {
             algo_proto: None,
             ..Source::clone(base(&p).source)
@@ -93,7 +92,7 @@ fn each_label_set_is_one_record_with_both_samples() {
         busbw_gbs: Some(464.9),
         ..base(&p)
     };
-    assert_eq!(set.records, [all_reduce, all_gather, send]);
+    assert_eq!(parts(&set.records), [all_reduce, all_gather, send]);
     let bucket = |lo: u64, hi: u64| Size::Bucket { lo, hi };
     let raw: Vec<Size> = set.records.iter().map(Record::raw_size).collect();
     assert_eq!(

@@ -118,7 +118,7 @@ fn a_record_of_a_learned_shape_is_read_along_it_whatever_its_own_values() {
     let Parsed::Record(r, _) = &read[0].1 else {
         panic!("{read:?}")
     };
-    assert_eq!(r.op, Op::Send { peer: Some(0) });
+    assert_eq!(r.op(), Op::Send { peer: Some(0) });
     assert_eq!(learned.steps(), steps);
 }
 

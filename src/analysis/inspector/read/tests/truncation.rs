@@ -102,7 +102,7 @@ fn files_spanning_many_blocks_and_pieces_read_in_order_in_any_layout() {
         assert!(text.len() > 9 << 20, "more than one block");
         let p = write(dir.path(), &format!("big{style}.log"), text.as_bytes());
         let set = read_one(&p);
-        let seqs: Vec<u64> = set.records.iter().map(|r| r.seq.unwrap()).collect();
+        let seqs: Vec<u64> = set.records.iter().map(|r| r.seq().unwrap()).collect();
         assert_eq!(seqs, (0..n).collect::<Vec<_>>(), "style {style}");
         assert!(
             set.notes.is_empty() && set.skipped.is_empty(),

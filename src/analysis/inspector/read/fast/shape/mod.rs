@@ -248,8 +248,8 @@ fn remember<'a>(leaf: &mut Node<'a>, parsed: &Parsed<'a>) {
         leaf.shared = Some(Shared {
             source: r.source,
             p2p,
-            op: r.op,
-            timing: r.timing,
+            op: r.op(),
+            first: *r,
         });
     }
 }
