@@ -15,6 +15,8 @@
 //! ([`Record::raw_size`]).
 
 mod packed;
+#[cfg(test)]
+mod tests;
 
 pub use packed::{Rare, Record};
 
