@@ -57,11 +57,13 @@ pub(super) fn piece<'a>(
     let consumed = scan(
         bytes,
         |text| {
-            let (len, parsed) = shapes.record_into(
+            let mut parsed = None;
+            let len = shapes.record_into(
                 text,
                 &file,
                 &mut sources.borrow_mut(),
                 &mut tally.borrow_mut(),
+                &mut parsed,
             )?;
             if let Some(parsed) = parsed {
                 add(text.as_ptr() as usize - bytes.as_ptr() as usize, parsed);

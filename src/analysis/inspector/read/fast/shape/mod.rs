@@ -118,9 +118,11 @@ pub(in crate::analysis::inspector::read) struct Shapes<'a> {
 }
 
 impl<'a> Shapes<'a> {
-    /// Reads the object at the start of `text` of `file`: its length, and what [`build`] gives
-    /// from what [`super::raw`] reads of it, or `None` there where that is a record added to
-    /// `tally` already; `None` where serde must read it.
+    /// Reads the object at the start of `text` of `file`: its length, and into `out` what
+    /// [`build`] gives from what [`super::raw`] reads of it, unless that is a record added to
+    /// `tally` already (`out` is then left as it was); `None` where serde must read it. (The
+    /// length alone is returned: a result holding the rare [`Parsed`] was written to memory
+    /// on every call and read back whole, a stall per record.)
     ///
     /// Along a shape whose records of this file were built before, only the values are read:
     /// the header and metadata are the shape's bytes, so the record takes the source of the
@@ -133,10 +135,13 @@ impl<'a> Shapes<'a> {
         file: &Arc<PathBuf>,
         sources: &mut Interner<'a>,
         tally: &mut Tally<'a>,
-    ) -> Option<(usize, Option<Parsed<'a>>)> {
+        out: &mut Option<Parsed<'a>>,
+    ) -> Option<usize> {
         let mut perf = Perf::default();
         let Some((len, leaf, dump_ts)) = self.replay(text, &mut perf) else {
-            return self.learn(text, file, sources).map(|(n, p)| (n, Some(p)));
+            let (len, parsed) = self.learn(text, file, sources)?;
+            *out = Some(parsed);
+            return Some(len);
         };
         let node = &mut self.nodes[leaf as usize];
         if let Some(shared) = node
@@ -144,16 +149,19 @@ impl<'a> Shapes<'a> {
             .as_ref()
             .filter(|s| Arc::ptr_eq(&s.source.file, file))
         {
-            let skip = along(shared, &perf, dump_ts, tally).err().map(Parsed::Skip);
+            if let Err(reason) = along(shared, &perf, dump_ts, tally) {
+                *out = Some(Parsed::Skip(reason));
+            }
             #[cfg(debug_assertions)]
-            check(text, file, len, skip.as_ref(), tally);
-            return Some((len, skip));
+            check(text, file, len, out.as_ref(), tally);
+            return Some(len);
         }
         // The shape was learned from another file's record.
         let (len, raw) = super::raw(text)?;
         let parsed = build(&raw, file, sources);
         remember(node, &parsed);
-        Some((len, Some(parsed)))
+        *out = Some(parsed);
+        Some(len)
     }
 
     /// [`Shapes::record_into`] with the record, if any, given back (for tests).
@@ -165,7 +173,8 @@ impl<'a> Shapes<'a> {
         sources: &mut Interner<'a>,
     ) -> Option<(usize, Parsed<'a>)> {
         let mut tally = Tally::default();
-        let (len, parsed) = self.record_into(text, file, sources, &mut tally)?;
+        let mut parsed = None;
+        let len = self.record_into(text, file, sources, &mut tally, &mut parsed)?;
         let parsed = parsed
             .unwrap_or_else(|| Parsed::Record(tally.records.pop().expect("a record added"), false));
         Some((len, parsed))
