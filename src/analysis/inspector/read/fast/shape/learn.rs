@@ -56,14 +56,21 @@ impl Shapes<'_> {
                         len: lit.len() as u32,
                         slot,
                         next: Vec::new(),
+                        disc: u32::MAX,
                         // Equal bytes up to the end hold the same sections.
                         p2p: if slot == Slot::End { p2p } else { None },
                         shared: None,
                     });
                     self.bytes.extend_from_slice(lit);
                     match parent {
-                        Some(p) => self.nodes[p].next.push(k),
-                        None => self.roots.push(k),
+                        Some(p) => {
+                            self.nodes[p].next.push(k);
+                            self.nodes[p].disc = self.discriminator(&self.nodes[p].next);
+                        }
+                        None => {
+                            self.roots.push(k);
+                            self.roots_disc = self.discriminator(&self.roots);
+                        }
                     }
                     k
                 }
@@ -71,6 +78,30 @@ impl Shapes<'_> {
             parent = Some(k as usize);
         }
         parent
+    }
+}
+
+impl Shapes<'_> {
+    /// The first offset at which the bytes of the steps `next` are not all equal (among those
+    /// long enough to have a byte there); `u32::MAX` where there is none. Checking the byte
+    /// there first never rules out a step that follows, as a step that follows has the
+    /// record's byte at every offset.
+    pub(super) fn discriminator(&self, next: &[u32]) -> u32 {
+        let lits: Vec<&[u8]> = next
+            .iter()
+            .map(|&k| {
+                let n = &self.nodes[k as usize];
+                &self.bytes[n.from as usize..(n.from + n.len) as usize]
+            })
+            .collect();
+        let longest = lits.iter().map(|l| l.len()).max().unwrap_or(0);
+        (0..longest)
+            .find(|&d| {
+                let mut at = lits.iter().filter_map(|l| l.get(d));
+                let first = at.next();
+                at.any(|b| Some(b) != first)
+            })
+            .map_or(u32::MAX, |d| d as u32)
     }
 }
 

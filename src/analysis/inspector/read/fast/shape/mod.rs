@@ -91,6 +91,9 @@ struct Node<'a> {
     len: u32,
     slot: Slot,
     next: Vec<u32>,
+    /// The first offset at which the bytes of the steps in `next` differ (see
+    /// [`learn::discriminator`]).
+    disc: u32,
     /// For a shape's last step: which perf section the shape holds (`Some(true)`: `p2p_perf`),
     /// where it holds exactly one (with none or both, no record is built along it).
     p2p: Option<bool>,
@@ -113,6 +116,8 @@ pub(in crate::analysis::inspector::read) struct Shapes<'a> {
     bytes: Vec<u8>,
     nodes: Vec<Node<'a>>,
     roots: Vec<u32>,
+    /// As [`Node::disc`], for `roots`.
+    roots_disc: u32,
     /// Memory for the marks of the next record learned.
     marks: Vec<Mark>,
 }
@@ -223,14 +228,19 @@ impl<'a> Shapes<'a> {
     fn replay<'t>(&self, text: &'t [u8], perf: &mut Perf<'t>) -> Option<(usize, u32, Option<u64>)> {
         let mut c = Cursor::new(text);
         let mut dump_ts = None;
-        let mut next = &self.roots;
+        let (mut next, mut disc) = (&self.roots, self.roots_disc as usize);
         loop {
+            // One byte, where the candidate steps differ, rules out all but the step that can
+            // follow before any is compared whole: a step compared in vain until its first
+            // differing byte, and the branch that then failed, were most of the replay.
             let k = next.iter().copied().find(|&k| {
                 let n = &self.nodes[k as usize];
-                follows(
-                    &mut c,
-                    &self.bytes[n.from as usize..(n.from + n.len) as usize],
-                )
+                let lit = &self.bytes[n.from as usize..(n.from + n.len) as usize];
+                let can = match lit.get(disc) {
+                    Some(b) => c.rest().get(disc) == Some(b),
+                    None => true,
+                };
+                can && follows(&mut c, lit)
             })?;
             let node = &self.nodes[k as usize];
             match node.slot {
@@ -246,7 +256,7 @@ impl<'a> Shapes<'a> {
                 // Sticky fields are never a step's own slot.
                 _ => return None,
             }
-            next = &node.next;
+            (next, disc) = (&node.next, node.disc as usize);
         }
     }
 }
