@@ -29,6 +29,7 @@
 //! without reading or looking up the rest. Debug builds hold each such record to the same
 //! object read field by field.
 
+mod compare;
 mod learn;
 
 use super::cursor::Cursor;
@@ -36,6 +37,7 @@ use crate::analysis::inspector::read::assemble::{along, Shared};
 use crate::analysis::inspector::read::intern::Interner;
 use crate::analysis::inspector::read::json::{build, Parsed, Perf};
 use crate::analysis::inspector::read::tally::Tally;
+use compare::follows;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -297,38 +299,4 @@ fn check(
             );
         }
     }
-}
-
-/// Whether two slices of equal length hold the same bytes, compared eight at a time: the
-/// steps of a shape are a few dozen bytes each, and a call to the C library's `memcmp` per
-/// step was a tenth of the reading time.
-#[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    debug_assert_eq!(a.len(), b.len());
-    let word = |s: &[u8]| u64::from_ne_bytes(s.try_into().expect("eight bytes"));
-    let (mut x, mut y) = (a, b);
-    while x.len() >= 8 {
-        if word(&x[..8]) != word(&y[..8]) {
-            return false;
-        }
-        (x, y) = (&x[8..], &y[8..]);
-    }
-    if x.len() >= 4 {
-        let half = |s: &[u8]| u32::from_ne_bytes(s.try_into().expect("four bytes"));
-        let n = x.len();
-        // Two overlapping words cover 4 to 7 bytes.
-        return half(&x[..4]) == half(&y[..4]) && half(&x[n - 4..]) == half(&y[n - 4..]);
-    }
-    x.iter().zip(y).all(|(p, q)| p == q)
-}
-
-/// Whether `lit` comes next at `c`, byte for byte (consumed if so).
-#[inline]
-fn follows(c: &mut Cursor<'_>, lit: &[u8]) -> bool {
-    let rest = c.rest();
-    let yes = rest.len() >= lit.len() && same(&rest[..lit.len()], lit);
-    if yes {
-        c.advance(lit.len());
-    }
-    yes
 }
