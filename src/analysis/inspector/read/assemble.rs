@@ -11,7 +11,7 @@ use crate::analysis::inspector::record::{Op, Parts, Record, Size, SizeRule, Sour
 use crate::analysis::inspector::Arena;
 
 /// What the records read along one shape share: all but the numbers of their perf section.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Shared<'a> {
     pub(super) source: &'a Source,
     /// The section is `p2p_perf`.

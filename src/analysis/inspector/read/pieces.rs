@@ -20,18 +20,22 @@ const PIECE: usize = 512 << 10;
 /// What one piece held.
 pub(super) struct PieceOut<'a> {
     pub(super) tally: Tally<'a>,
+    /// The shapes learned, the piece's start's and its own.
+    pub(super) shapes: fast::Shapes<'a>,
     /// Bytes of the piece consumed (less than its length: an object open at its end).
     pub(super) consumed: usize,
 }
 
-/// Scans and parses one piece whose first byte is at `base` in the file, its records into
-/// `records` (an empty vector whose memory is reused).
+/// Scans and parses one piece whose first byte is at `base` in `file`, its records into
+/// `records` (an empty vector whose memory is reused), starting from the shapes `shapes`
+/// (learned from the same file).
 pub(super) fn piece<'a>(
     bytes: &[u8],
     base: u64,
     file: &Arc<PathBuf>,
     records: Vec<Record<'a>>,
     arena: &'a Arena,
+    mut shapes: fast::Shapes<'a>,
 ) -> PieceOut<'a> {
     let mut tally = Tally::default();
     tally.records = records;
@@ -40,9 +44,6 @@ pub(super) fn piece<'a>(
     // Shared by the fast path and serde's, which take turns; so is the tally.
     let sources = RefCell::new(Interner::new(arena));
     let tally = RefCell::new(tally);
-    // The piece's own handle on the path: its sources count references to it, and one count
-    // shared by every thread would be a cache line they all write.
-    let file = Arc::new(PathBuf::clone(file));
     let add = |at: usize, parsed: Parsed<'a>| {
         let mut tally = tally.borrow_mut();
         match parsed {
@@ -51,7 +52,6 @@ pub(super) fn piece<'a>(
             Parsed::Skip(reason) => tally.skip(base + at as u64, reason),
         }
     };
-    let mut shapes = fast::Shapes::default();
     // The fast path builds a record read along a shape where the tally keeps it: a record is
     // large, and each move of it on the way to the piece's records was a copy of its own.
     let consumed = scan(
@@ -60,7 +60,7 @@ pub(super) fn piece<'a>(
             let mut parsed = None;
             let len = shapes.record_into(
                 text,
-                &file,
+                file,
                 &mut sources.borrow_mut(),
                 &mut tally.borrow_mut(),
                 &mut parsed,
@@ -72,12 +72,16 @@ pub(super) fn piece<'a>(
         },
         |found| match found {
             Found::Read { .. } => {}
-            Found::Object { at, text } => add(at, parse(text, &file, &mut sources.borrow_mut())),
+            Found::Object { at, text } => add(at, parse(text, file, &mut sources.borrow_mut())),
             Found::Garbage { at, reason } => tally.borrow_mut().skip(base + at as u64, reason),
         },
     );
     let tally = tally.into_inner();
-    PieceOut { tally, consumed }
+    PieceOut {
+        tally,
+        consumed,
+        shapes,
+    }
 }
 
 /// Where the pieces of `data` start.

@@ -8,6 +8,7 @@
 //! object, and the block is scanned again from that piece's start as one piece. The result is
 //! the same as one sequential scan, whatever the cuts.
 
+use super::fast::Shapes;
 use super::pieces::{append, cuts, piece};
 use super::split::MAX_RECORD;
 use super::tally::Tally;
@@ -82,6 +83,9 @@ struct Consumer<'a> {
     /// Empty record vectors for the next block's pieces: memory the allocator would otherwise
     /// hand back to the system between blocks, each piece's records then faulting in anew.
     spare: Vec<Vec<Record<'a>>>,
+    /// The shapes the next block's pieces start from (those learned by the last block's
+    /// piece that learned most, where small enough to copy).
+    seed: Option<Shapes<'a>>,
 }
 
 impl<'a> Consumer<'a> {
@@ -114,6 +118,7 @@ impl<'a> Consumer<'a> {
                 &self.file,
                 records,
                 self.arena,
+                self.seed.clone().unwrap_or_default(),
             )
         });
         // The first piece cut inside an object: the rest of the block is scanned as one piece.
@@ -132,6 +137,7 @@ impl<'a> Consumer<'a> {
                 &self.file,
                 records,
                 self.arena,
+                self.seed.clone().unwrap_or_default(),
             ));
             let last = outs.len() - 1;
             outs[last].consumed += s;
@@ -140,6 +146,11 @@ impl<'a> Consumer<'a> {
             outs[last].consumed += spans[last].0;
         }
         let consumed = outs.last().map_or(0, |o| o.consumed);
+        if let Some(most) = outs.iter().map(|o| &o.shapes).max_by_key(|s| s.steps()) {
+            if most.steps() > self.seed.as_ref().map_or(0, Shapes::steps) {
+                self.seed = most.seed();
+            }
+        }
         // Each block's pieces join the file's tally at once, so that the pieces' memory is
         // reused by the next block's rather than all of it held (and faulted in) until the end.
         let mut pieces: Vec<Vec<Record<'a>>> = outs
@@ -188,6 +199,7 @@ pub(super) fn read_json<'a>(
         carry: Vec::new(),
         offset: 0,
         spare: Vec::new(),
+        seed: None,
     };
     let mut error = None;
     let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(1);

@@ -81,7 +81,17 @@ impl Shapes<'_> {
     }
 }
 
-impl Shapes<'_> {
+/// The most bytes of steps a piece's shapes may hold to be handed to the next block's pieces.
+const SEED_BYTES: usize = 64 << 10;
+
+impl<'a> Shapes<'a> {
+    /// These shapes for a piece to start from, where they are small enough that copying them
+    /// costs less than learning them again (each piece learning every shape anew through
+    /// serde was a few percent of the reading time); `None` otherwise.
+    pub(in crate::analysis::inspector::read) fn seed(&self) -> Option<Shapes<'a>> {
+        (self.bytes.len() <= SEED_BYTES).then(|| self.clone())
+    }
+
     /// The first offset at which the bytes of the steps `next` are not all equal (among those
     /// long enough to have a byte there); `u32::MAX` where there is none. Checking the byte
     /// there first never rules out a step that follows, as a step that follows has the

@@ -88,6 +88,7 @@ pub(in crate::analysis::inspector::read) struct Mark {
 
 /// One step of a shape: its bytes (a range of [`Shapes::bytes`]), what follows them, and the
 /// steps that may come next.
+#[derive(Clone)]
 struct Node<'a> {
     from: u32,
     len: u32,
@@ -113,7 +114,7 @@ const MAX_NODES: usize = 4096;
 const MAX_BYTES: usize = 1 << 20;
 
 /// The shapes one piece has learned.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(in crate::analysis::inspector::read) struct Shapes<'a> {
     bytes: Vec<u8>,
     nodes: Vec<Node<'a>>,
@@ -218,8 +219,7 @@ impl<'a> Shapes<'a> {
         self.replay(text, &mut Perf::default()).is_some()
     }
 
-    /// How many steps the learned shapes hold (for tests).
-    #[cfg(test)]
+    /// How many steps the learned shapes hold.
     pub(in crate::analysis::inspector::read) fn steps(&self) -> usize {
         self.nodes.len()
     }
