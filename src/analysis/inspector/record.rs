@@ -6,8 +6,8 @@
 //! [`Source`]: a job's file holds millions of records from a handful of communicators in one
 //! process, and those fields held per record were half of each record's memory. Sources and
 //! names outside the known ones live in the read's [`Arena`](super::Arena) and records
-//! borrow them, so a record is plain bytes ([`Copy`], nothing to drop), packed by
-//! [`packed`] into 64.
+//! borrow them, so a record is plain bytes ([`Copy`], nothing to drop), packed
+//! into 64 bytes ([`Record`]).
 //!
 //! Sizes are in nccl-tests' convention for the collective (the size column of a benchmark
 //! table), because a job's record is only comparable with the benchmark row of the same
