@@ -116,11 +116,14 @@ pub(super) fn scan<'a, T>(
             return i;
         }
         if bytes[i] != b'{' {
+            // Quoted only up to where the garbage ends: what lies beyond (the next record, or
+            // nothing at a piece's end) would make the reason depend on where pieces are cut.
+            let end = resync(bytes, i);
             f(Found::Garbage {
                 at: i,
-                reason: format!("not a JSON object: `{}`", quote(&bytes[i..])),
+                reason: format!("not a JSON object: `{}`", quote(&bytes[i..end])),
             });
-            i = resync(bytes, i);
+            i = end;
             continue;
         }
         if let Some((len, value)) = quick(&bytes[i..bytes.len().min(i + MAX_RECORD)]) {
@@ -200,7 +203,7 @@ mod tests {
             [
                 (
                     0,
-                    r#"garbage: not a JSON object: `xyz {\"no\":1}\n{\"a\":1}\n\0\0`"#.to_string()
+                    r#"garbage: not a JSON object: `xyz {\"no\":1}\n`"#.to_string()
                 ),
                 (13, r#"{"a":1}"#.to_string()),
                 (21, "garbage: not a JSON object: `\\0\\0`".to_string()),

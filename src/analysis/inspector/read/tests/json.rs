@@ -224,11 +224,8 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
     );
     assert_eq!(reasons[2], (at(2), "no header".into()));
     assert_eq!(reasons[3].0, at(6));
-    assert!(
-        reasons[3].1.starts_with("not a JSON object: `[1]\\n{"),
-        "{}",
-        reasons[3].1
-    );
+    // The garbage is quoted up to the next record, not into it.
+    assert_eq!(reasons[3].1, "not a JSON object: `[1]\\n`");
     for k in [7, 8] {
         assert_eq!(reasons[k - 3], (at(k), "header.n_ranks is 0".into()));
     }
