@@ -1,9 +1,10 @@
 //! Readers for NCCL Inspector output: JSON record files (`json`; most objects read by `fast`,
-//! along learned record shapes where they fit; split into objects by `split`, streamed in
-//! blocks by `stream` and each block parsed in parallel pieces by `pieces`; each record put
-//! together by `assemble`) and Prometheus textfile snapshots (`prometheus`), plain or
-//! gzip-compressed, named one by one or as dump directories read recursively (`files`).
-//! Sizes are put in nccl-tests' convention by `convention`.
+//! along learned record shapes where they fit; split into objects by `split`, read in blocks
+//! by `stream`, through a mapping (`mapped`) where the file is plain, and each block parsed
+//! in parallel pieces by `consumer` and `pieces`; each record put together by `assemble`) and
+//! Prometheus textfile snapshots (`prometheus`), plain or gzip-compressed, named one by one
+//! or as dump directories read recursively (`files`). Sizes are put in nccl-tests'
+//! convention by `convention`.
 //!
 //! Nothing is dropped silently: an object that is no usable record is a skipped entry (file,
 //! byte offset or line, reason); a file cut mid-object keeps every complete record and says
@@ -12,11 +13,13 @@
 //! holding none, are an [`Error::Usage`] naming it.
 
 mod assemble;
+mod consumer;
 mod convention;
 mod fast;
 mod files;
 mod intern;
 mod json;
+mod mapped;
 mod pieces;
 mod prometheus;
 mod split;
@@ -30,6 +33,7 @@ use crate::analysis::inspector::record::Record;
 use crate::analysis::inspector::Arena;
 use crate::core::error::Error;
 use files::Kind;
+use mapped::Mapped;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tally::Tally;
@@ -152,7 +156,10 @@ fn read_file<'a>(path: &Path, arena: &'a Arena) -> Result<(Tally<'a>, bool), Err
         files::open(path).map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
     let file = Arc::new(path.to_path_buf());
     match opened.kind {
-        Some(Kind::Json) => Ok((stream::read_json(file, opened.reader, arena), true)),
+        Some(Kind::Json) => match opened.plain.and_then(|(f, len)| Mapped::new(&f, len)) {
+            Some(map) => Ok((read_mapped_json(path, file, map, arena)?, true)),
+            None => Ok((stream::read_json(file, opened.reader, arena), true)),
+        },
         Some(Kind::Prometheus) => Ok((prometheus::read(file, opened.reader, arena), false)),
         None if opened.empty => Err(Error::usage(format!("{name}: empty file"))),
         None => Err(Error::usage(format!(
@@ -162,4 +169,26 @@ fn read_file<'a>(path: &Path, arena: &'a Arena) -> Result<(Tally<'a>, bool), Err
             if opened.gzip { ", after gunzip" } else { "" }
         ))),
     }
+}
+
+/// Reads a plain JSON records file through its mapping `map`; when the file shrank while it
+/// was mapped, again from the start, through the stream (which takes the file as it is now),
+/// with a note saying so.
+fn read_mapped_json<'a>(
+    path: &Path,
+    file: Arc<PathBuf>,
+    map: Mapped,
+    arena: &'a Arena,
+) -> Result<Tally<'a>, Error> {
+    if let Some(tally) = stream::read_mapped(file.clone(), &map, arena) {
+        return Ok(tally);
+    }
+    drop(map);
+    let name = path.display();
+    let again = files::open(path).map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
+    let mut tally = stream::read_json(file, again.reader, arena);
+    tally.note(format!(
+        "{name}: the file shrank while it was read; read again from the start"
+    ));
+    Ok(tally)
 }

@@ -6,6 +6,7 @@
 mod fast;
 mod files;
 mod json;
+mod mapped;
 mod prometheus;
 mod shape;
 mod truncation;

@@ -97,10 +97,18 @@ fn many(n: u64, style: u8) -> String {
 fn files_spanning_many_blocks_and_pieces_read_in_order_in_any_layout() {
     let dir = tempfile::tempdir().unwrap();
     let n = 40_000;
-    for style in [0, 1] {
+    // Plain files are mapped, gzip files streamed: both are read in blocks.
+    for (style, gzip) in [(0, false), (1, false), (0, true), (1, true)] {
         let text = many(n, style);
         assert!(text.len() > 9 << 20, "more than one block");
-        let p = write(dir.path(), &format!("big{style}.log"), text.as_bytes());
+        let pack = |name: String, bytes: &[u8]| {
+            if gzip {
+                write(dir.path(), &format!("{name}.gz"), &gz(bytes))
+            } else {
+                write(dir.path(), &name, bytes)
+            }
+        };
+        let p = pack(format!("big{style}.log"), text.as_bytes());
         let set = read_one(&p);
         let seqs: Vec<u64> = set.records.iter().map(|r| r.seq().unwrap()).collect();
         assert_eq!(seqs, (0..n).collect::<Vec<_>>(), "style {style}");
@@ -110,11 +118,7 @@ fn files_spanning_many_blocks_and_pieces_read_in_order_in_any_layout() {
         );
         // Cut mid-record: the offset is the last record's start in the whole file.
         let last = text[..text.len() - 1].rfind("\n{\"header\"").unwrap() + 1;
-        let p = write(
-            dir.path(),
-            &format!("bigcut{style}.log"),
-            &text.as_bytes()[..last + 30],
-        );
+        let p = pack(format!("bigcut{style}.log"), &text.as_bytes()[..last + 30]);
         let set = read_one(&p);
         assert_eq!(set.records.len() as u64, n - 1, "style {style}");
         assert_eq!(
