@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Output;
 
 fn mpirun(np: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut c = crate::support::mpi::mpirun(np, env);
+    let mut c = crate::support::mpi::mpirun_alone(np, env);
     c.arg("accept").args(args);
     c.output().unwrap()
 }

@@ -27,7 +27,7 @@ fn locate(np: usize, hosts: &str, env: &[(&str, &str)]) -> Located {
     let out = dir.path().join("out");
     let mut all = vec![("NCCLBENCH_TEST_HOSTNAMES", hosts)];
     all.extend_from_slice(env);
-    let mut c = crate::support::mpi::mpirun(np, &all);
+    let mut c = crate::support::mpi::mpirun_alone(np, &all);
     c.args([
         "locate",
         "--backend",
