@@ -62,6 +62,13 @@ pub fn mpirun(np: usize, env: &[(&str, &str)]) -> Mpirun {
     }
 }
 
+/// A shared turn, for a test that launches `mpirun` on its own command line (held until
+/// dropped).
+#[cfg(feature = "mpi")]
+pub fn shared_turn() -> impl Drop {
+    JOBS.read().unwrap_or_else(|e| e.into_inner())
+}
+
 /// As [`mpirun`], for a job whose verdict rests on timing: no other test's job runs beside it.
 #[cfg(feature = "mpi")]
 pub fn mpirun_alone(np: usize, env: &[(&str, &str)]) -> Mpirun {
