@@ -19,6 +19,7 @@ mod crates_csv;
 mod device_kernels;
 mod device_timer_support;
 mod device_verify;
+mod docs_in_step;
 mod end_to_end;
 mod fake_nccl_loads;
 mod fault_injection;
