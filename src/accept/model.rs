@@ -7,7 +7,7 @@ use serde::Serialize;
 /// Schema name of `accept.json`.
 pub const SCHEMA: &str = "ncclbench-accept/1";
 
-/// Exit statuses of `ncclbench accept` (documented in the README). When several classes
+/// Exit statuses of `ncclbench accept` (documented in docs/accept.md). When several classes
 /// fail, the first in this order decides: timeout, correctness, backend, performance.
 pub mod status {
     /// Every check passed.

@@ -1,4 +1,4 @@
-//! From judged groups to suspects, ranked. The rules (the README states them):
+//! From judged groups to suspects, ranked. The rules (docs/locate.md states them):
 //!
 //! * **Hung**: a rank that stopped answering (its partners' waits passed `-T`, or it never
 //!   reported); its groups are not judged.
