@@ -129,7 +129,8 @@ fn reference_md_names_every_flag_of_every_command_and_no_other() {
 
 #[test]
 fn the_flag_readers_see_what_they_should() {
-    let help = "Options:\n  -b, --minbytes <SIZE>  First size (see --maxbytes)\n      --csv <FILE>\n  -h, --help  Print\n";
+    let help = "Options:\n  -b, --minbytes <SIZE>  First size (see --maxbytes)\n\
+        \x20     --csv <FILE>\n  -h, --help  Print\n";
     assert_eq!(
         help_flags(help),
         BTreeSet::from(["minbytes", "csv", "help"].map(String::from))

@@ -12,9 +12,9 @@ mod planted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The one folder circle allowed, TEMPORARILY: the Inspector reader's `fast/` folder and its
-/// `fast/shape/` folder import each other (fast/cursor.rs <-> fast/shape/). That reader is being rewritten
-/// without `fast/` (issue 36 item 1); remove this entry when it lands.
+/// The one folder circle allowed, TEMPORARILY: in the Inspector reader, `fast/cursor.rs` and
+/// the `fast/shape/` folder import each other. That reader is being rewritten without `fast/`
+/// (issue 36 item 1); remove this entry when it lands, and allow no other.
 const ALLOWED_CIRCLES: &[&str] =
     &["analysis::inspector::read::fast::cursor <-> analysis::inspector::read::fast::shape"];
 

@@ -190,7 +190,8 @@ fn inline_modules_and_child_modules_resolve_where_they_are() {
 fn text_that_only_looks_like_a_path_is_not_one() {
     let src = "//! crate::bench::x\n/* crate::bench::x /* nested */ crate::bench::y */\n\
         fn f() { let _ = \"crate::bench::x\"; let _ = r#\"super::bench \"quoted\" x\"#;\n\
-        let _ = b\"crate::bench\"; let _ = '\"'; let _ = mycrate::bench::x; let _ = Self::crate_x; }\n\
+        let _ = b\"crate::bench\"; let _ = '\"';\n\
+        let _ = mycrate::bench::x; let _ = Self::crate_x; }\n\
         fn g<'a>(x: &'a str) -> &'a str { x }\n";
     fine("core/mod.rs", src);
 }
