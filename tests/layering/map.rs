@@ -151,8 +151,9 @@ impl Map {
         }
     }
 
-    /// Entries of `src/` (top level, or inside a layer with a table) that no row covers, and
-    /// rows covering entries that do not exist: the map must describe the tree exactly.
+    /// Entries of `src/` (top level, or inside a layer with a table) that no row covers, rows
+    /// covering entries that do not exist, and imports of rows that do not exist: the map must
+    /// describe the tree exactly.
     pub fn drift(&self, top: &[String], inside: &BTreeMap<String, Vec<String>>) -> Vec<String> {
         let mut out = Vec::new();
         let mut compare = |what: &str, table: &Table, entries: &[String], prefix: &str| {
@@ -161,7 +162,14 @@ impl Map {
                     out.push(format!("{what}: `{prefix}{e}` is in no row"));
                 }
             }
-            for (row, (covers, _)) in table {
+            for (row, (covers, imports)) in table {
+                if let Imports::Only(names) = imports {
+                    for n in names.iter().filter(|n| !table.contains_key(*n)) {
+                        out.push(format!(
+                            "{what}: row `{row}` may import `{n}`, which is no row"
+                        ));
+                    }
+                }
                 for c in covers {
                     let bare = c.strip_prefix("src/").unwrap_or(c).trim_end_matches('/');
                     if !entries.iter().any(|e| e == bare) {

@@ -248,6 +248,13 @@ fn the_map_must_name_the_tree_exactly_and_be_one_way() {
         1,
         "a row naming a folder that is gone"
     );
+    let typo =
+        map::read(&DOC.replace("`config`, `core` | clap", "`config`, `kore` | clap")).unwrap();
+    assert_eq!(
+        typo.drift(&top, &inside).len(),
+        1,
+        "an import of a row that does not exist"
+    );
     assert_eq!(map::circle_in(&m.layers), None);
     let round = DOC.replace(
         "| `core` | `src/core/` | nothing |",
