@@ -88,10 +88,12 @@ pub mod nccl_coll;
 pub mod premulsum;
 pub mod reduce;
 pub mod register;
+pub mod rendezvous;
 pub mod split;
 pub mod state;
 pub mod stream;
 pub mod trace;
+pub mod xproc;
 
 #[cfg(test)]
 mod tests;
