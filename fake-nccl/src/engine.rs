@@ -301,7 +301,8 @@ fn drop_orphans(st: &mut State) -> bool {
             if orphan {
                 op.done = true;
                 changed = true;
-                if let Some(c) = comms.get_mut(&op.comm) {
+                // The first error sticks (a refused init stays ncclInvalidUsage).
+                if let Some(c) = comms.get_mut(&op.comm).filter(|c| c.async_error == 0) {
                     c.async_error = NCCL_REMOTE_ERROR;
                 }
             }
