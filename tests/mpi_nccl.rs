@@ -297,3 +297,43 @@ fn a_process_with_fewer_gpus_than_asked_stops_every_process_with_exit_5() {
     );
     assert!(rows(&text).is_empty(), "{text}");
 }
+
+#[test]
+fn rank_0_prints_what_nccl_tests_prints_for_the_whole_job() {
+    if !have_mpirun() {
+        return;
+    }
+    let args = "all_reduce --backend nccl -g 2 -b 1K -e 4K -f 4 -c 1 -n 2 -w 1 -T 60";
+    let j = nccl_job(2, &[], args);
+    let t = &j.text;
+    assert_eq!(j.code, Some(0), "{t}");
+    // One device line per rank, gathered in rank order, each with its process and host.
+    let host = ncclbench::core::host::gethostname_short();
+    let lines: Vec<Vec<&str>> = t
+        .lines()
+        .filter(|l| l.starts_with("#  Rank "))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines.len(), 4, "{t}");
+    for (r, l) in lines.iter().enumerate() {
+        assert_eq!(l[2], r.to_string(), "{t}");
+        assert_eq!(l[7], host, "{t}");
+        assert_eq!(l[9], r.to_string(), "device = local process x 2 + i: {t}");
+    }
+    assert_eq!(
+        lines[0][6], lines[1][6],
+        "ranks 0 and 1 share a process: {t}"
+    );
+    assert_ne!(lines[1][6], lines[2][6], "ranks 1 and 2 do not: {t}");
+    // The header, version and footer once for the job, not once per process.
+    for once in [
+        "# ncclbench version",
+        ", CUDA driver ",
+        "# Avg bus bandwidth",
+        "# Out of bounds values : 0 OK",
+        "# Collective test concluded",
+    ] {
+        assert_eq!(t.matches(once).count(), 1, "{once}: {t}");
+    }
+    assert_eq!(rows(t).len(), 2, "{t}");
+}
