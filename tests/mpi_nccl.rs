@@ -317,8 +317,8 @@ fn rank_0_prints_what_nccl_tests_prints_for_the_whole_job() {
     assert_eq!(lines.len(), 4, "{t}");
     for (r, l) in lines.iter().enumerate() {
         assert_eq!(l[2], r.to_string(), "{t}");
-        assert_eq!(l[7], host, "{t}");
-        assert_eq!(l[9], r.to_string(), "device = local process x 2 + i: {t}");
+        assert_eq!(l[8], host, "{t}");
+        assert_eq!(l[10], r.to_string(), "device = local process x 2 + i: {t}");
     }
     assert_eq!(
         lines[0][6], lines[1][6],
