@@ -12,7 +12,11 @@ use std::path::Path;
 use std::process::Output;
 
 fn mpirun(np: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut c = crate::support::mpi::mpirun_alone(np, env);
+    let rdv = tempfile::tempdir().unwrap();
+    let fake = crate::support::fake_nccl::mpi_env(rdv.path());
+    let mut all: Vec<(&str, &str)> = fake.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    all.extend_from_slice(env);
+    let mut c = crate::support::mpi::mpirun_alone(np, &all);
     c.arg("accept").args(args);
     c.output().unwrap()
 }
@@ -135,17 +139,51 @@ fn a_stalled_rank_stops_the_suite_with_exit_4_and_a_written_report() {
 /// exits 1.
 #[test]
 fn a_failed_check_runs_locate_across_processes_and_names_the_slow_gpu() {
+    slow_suite(
+        "mpi",
+        "n1,n1,n2,n2",
+        ("NCCLBENCH_TEST_LOCATE_SLOW_RANK", "3"),
+        "1 suspect(s): gpu n2 GPU 1 (rank 3)",
+        "n2",
+    );
+}
+
+/// On the NCCL backend (fake-nccl communicators spanning the processes), at 4 processes with
+/// a slow GPU and 8 with a slow node.
+#[test]
+fn on_the_nccl_backend_accept_locates_a_slow_gpu_and_a_slow_node() {
+    slow_suite(
+        "nccl",
+        "n1,n1,n2,n2",
+        ("NCCLBENCH_TEST_LOCATE_SLOW_RANK", "3"),
+        "1 suspect(s): gpu n2 GPU 1 (rank 3)",
+        "n2",
+    );
+    slow_suite(
+        "nccl",
+        "n1,n1,n2,n2,n3,n3,n4,n4",
+        ("NCCLBENCH_TEST_LOCATE_SLOW_HOST", "n3"),
+        "1 suspect(s): node n3",
+        "n3",
+    );
+}
+
+/// A suite on `hosts` (one process each) whose bandwidth floor fails, with `slow` planted:
+/// its locate stage must measure `want` and exclude `exclude`.
+fn slow_suite(backend: &str, hosts: &str, slow: (&str, &str), want: &str, exclude: &str) {
     if !have_mpirun() {
         return;
     }
+    let np = hosts.split(',').count();
     let dir = tempfile::tempdir().unwrap();
     let prof = dir.path().join("four.toml");
     std::fs::write(
         &prof,
-        r#"[profile]
-name = "four-processes"
-description = "4 processes as 2 nodes (test)"
-ranks = 4
+        format!(
+            r#"[profile]
+name = "slow-processes"
+description = "{np} processes as nodes of 2 (test)"
+ranks = {np}
 
 [suite]
 collectives = ["all_reduce"]
@@ -164,15 +202,16 @@ min_gbs = 1e6
 
 [locate]
 bytes = "1M"
-"#,
+"#
+        ),
     )
     .unwrap();
     let out = dir.path().join("run");
     let o = mpirun(
-        4,
+        np,
         &[
-            ("NCCLBENCH_TEST_HOSTNAMES", "n1,n1,n2,n2"),
-            ("NCCLBENCH_TEST_LOCATE_SLOW_RANK", "3"),
+            ("NCCLBENCH_TEST_HOSTNAMES", hosts),
+            slow,
             ("NCCLBENCH_TEST_LOCATE_SLOW_FACTOR", "5"),
         ],
         &[
@@ -181,7 +220,7 @@ bytes = "1M"
             "--out",
             out.to_str().unwrap(),
             "--backend",
-            "mpi",
+            backend,
         ],
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -197,15 +236,12 @@ bytes = "1M"
         .find(|c| c["stage"] == "locate")
         .unwrap_or_else(|| panic!("{all}"))
         .clone();
-    assert_eq!(
-        check["measured"], "1 suspect(s): gpu n2 GPU 1 (rank 3)",
-        "{all}"
-    );
+    assert_eq!(check["measured"], want, "{all}");
     assert!(
         check["detail"]
             .as_str()
             .unwrap()
-            .starts_with("slurm: --exclude=n2;"),
+            .starts_with(&format!("slurm: --exclude={exclude};")),
         "{check}"
     );
 }

@@ -5,10 +5,9 @@
 //! only where every process has it), and processes whose plans still differ must stop with one
 //! clear error before any collective instead of hanging.
 //!
-//! fake-nccl lives in one process, so a communicator spanning two processes never completes.
-//! The runs therefore split the world (`NCCL_TESTS_SPLIT_MASK=1`): each process drives its own
-//! one-rank communicator, while barriers, time reductions and the exit status span the world,
-//! so two plans that differ in length desynchronise the job exactly as they would on GPUs.
+//! The processes form one two-rank communicator (fake-nccl's communicators span processes
+//! through the rendezvous its unique id names), so two plans that differ in length would
+//! desynchronise the job's collectives exactly as they would on GPUs.
 #![cfg(feature = "mpi")]
 
 use crate::support::fake_nccl::fake_lib_dir;
@@ -40,7 +39,7 @@ fn wrapper(dir: &Path, nodes: &[Node]) -> std::path::PathBuf {
     }
     s += &format!(
         "esac\nexport LD_LIBRARY_PATH={lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n\
-         export NCCLBENCH_NCCL_LIB={lib}/libnccl.so.2 NCCL_TESTS_SPLIT_MASK=1\nexec {} \"$@\"\n",
+         export NCCLBENCH_NCCL_LIB={lib}/libnccl.so.2 FAKE_CUDA_DEVICES=8\nexec {} \"$@\"\n",
         crate::support::bin::EXE,
         lib = lib.display(),
     );

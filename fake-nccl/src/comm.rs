@@ -45,6 +45,9 @@ pub struct Communicator {
     pub hooks: Hooks,
     /// The `commId` NCCL logs print (a hash of the id).
     pub hash: u64,
+    /// Where ranks in other processes meet this one's (ids from `ncclGetUniqueId` and splits
+    /// of their communicators).
+    pub rdv: Option<crate::xproc::Rdv>,
 }
 
 /// One rank's communicator handle.
@@ -73,7 +76,10 @@ pub struct Comm {
     pub splits: u64,
 }
 
-/// A new unique id: magic, pid, a process-wide counter.
+/// Where a unique id's rendezvous path starts (NUL-terminated; empty for a process-local id).
+const UID_PATH: usize = 20;
+
+/// A new process-local unique id: magic, pid, a process-wide counter.
 pub fn new_unique_id() -> [u8; UID_BYTES] {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut id = [0u8; UID_BYTES];
@@ -83,7 +89,34 @@ pub fn new_unique_id() -> [u8; UID_BYTES] {
     id
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
+/// A unique id naming the rendezvous `dir` (which ranks in other processes find), or
+/// ncclInternalError when the path does not fit.
+pub fn unique_id_at(dir: &std::path::Path) -> Result<[u8; UID_BYTES], NcclError> {
+    let mut id = new_unique_id();
+    let path = dir.as_os_str().as_encoded_bytes();
+    if path.len() >= UID_BYTES - UID_PATH || path.contains(&0) {
+        return nccl_err(
+            NCCL_INTERNAL_ERROR,
+            format!(
+                "fake-nccl: rendezvous path {} does not fit in an ncclUniqueId (set \
+                 FAKE_NCCL_RENDEZVOUS_DIR to a shorter directory)",
+                dir.display()
+            ),
+        );
+    }
+    id[UID_PATH..UID_PATH + path.len()].copy_from_slice(path);
+    Ok(id)
+}
+
+/// The rendezvous an id names, if any.
+pub fn rendezvous_of(uid: &[u8; UID_BYTES]) -> Option<std::path::PathBuf> {
+    let tail = &uid[UID_PATH..];
+    let len = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
+    let path = std::str::from_utf8(&tail[..len]).ok()?;
+    (uid[..8] == *UID_MAGIC && !path.is_empty()).then(|| path.into())
+}
+
+pub(crate) fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     })
@@ -137,6 +170,7 @@ impl State {
                     gone: vec![false; n],
                     hooks: Hooks::current(),
                     hash: fnv(&uid),
+                    rdv: rendezvous_of(&uid).map(|d| crate::xproc::Rdv::new(d, n)),
                 };
                 self.communicators.insert(cid, c);
                 cid
@@ -178,7 +212,14 @@ impl State {
             splits: 0,
         };
         self.comms.insert(id, comm);
-        self.communicators.get_mut(&cid).expect("inserted").members[r] = Some(id);
+        let c = self.communicators.get_mut(&cid).expect("inserted");
+        c.members[r] = Some(id);
+        if let Some(rdv) = &mut c.rdv {
+            rdv.join(r, device).map_err(|e| NcclError {
+                code: NCCL_SYSTEM_ERROR,
+                message: format!("fake-nccl: rendezvous {}: {e}", rdv.dir.display()),
+            })?;
+        }
         Ok(id)
     }
 
@@ -191,6 +232,9 @@ impl State {
         if let Some(c) = self.communicators.get_mut(&comm.communicator) {
             c.members[comm.rank] = None;
             c.gone[comm.rank] = true;
+            if let Some(rdv) = &c.rdv {
+                crate::rendezvous::leave(&rdv.dir, comm.rank, c.nranks);
+            }
             if c.members.iter().all(Option::is_none) {
                 self.communicators.remove(&comm.communicator);
             }
@@ -272,13 +316,19 @@ impl State {
     pub fn shared_device_refusal(&mut self, id: u64) -> Option<NcclError> {
         let enabled = multi_rank_gpu_enabled();
         let me = &self.comms[&id];
-        let other = self.communicators[&me.communicator]
+        let local = self.communicators[&me.communicator]
             .members
             .iter()
             .flatten()
             .filter(|&&o| o != id)
             .map(|o| &self.comms[o])
-            .find(|o| o.device == me.device)?;
+            .find(|o| o.device == me.device)
+            .map(|o| o.rank);
+        let remote = || {
+            let rdv = self.communicators[&me.communicator].rdv.as_ref()?;
+            rdv.same_gpu_elsewhere(me.rank, me.device)
+        };
+        let other_rank = local.or_else(remote)?;
         let v = nccl_version();
         let message = if v >= 23000 && !enabled {
             "Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to \
@@ -288,13 +338,18 @@ impl State {
             format!(
                 "Duplicate GPU detected : rank {} and rank {} both on CUDA device {:x}",
                 me.rank,
-                other.rank,
+                other_rank,
                 bus_id(me.device)
             )
         } else {
             return None;
         };
-        let other = self.communicators[&me.communicator].members[other.rank];
+        let communicator = &self.communicators[&me.communicator];
+        if let Some(rdv) = &communicator.rdv {
+            // The other rank's process learns of the refusal from the rendezvous.
+            rdv.fail(&message);
+        }
+        let other = communicator.members[other_rank];
         for c in [Some(id), other].into_iter().flatten() {
             self.comms.get_mut(&c).expect("a member").async_error = NCCL_INVALID_USAGE;
         }

@@ -2,7 +2,8 @@
 //! [`progress`] runs head items while it can: event records stamp, wait-values poll their
 //! word, and a communication op runs once every participant's matching op is at the head of
 //! its own stream (collective k on every rank; the p2p send a->b number j with the recv on b
-//! from a number j).
+//! from a number j). A match whose partners live in other processes goes through
+//! [`crate::xproc`].
 
 use std::collections::HashMap;
 
@@ -93,7 +94,11 @@ pub struct Op {
     pub index: u64,
     pub stalled: bool,
     pub corrupt: bool,
+    /// The rank whose output a corrupt op spoils (`None`: the lowest with an output).
+    pub corrupt_rank: Option<usize>,
     pub done: bool,
+    /// Its part was left in the rendezvous for partners in other processes ([`crate::xproc`]).
+    pub published: bool,
 }
 
 /// Puts a batch on `stream` (or into its capture), numbering the ops for matching and hooks.
@@ -156,7 +161,10 @@ pub fn place_batch(st: &mut State, stream: u64, mut ops: Vec<Op>) {
             .map(|c| c.hooks)
             .unwrap_or_default();
         op.stalled = hooks.stalls(op.index, rank);
-        op.corrupt = hooks.corrupt_at == Some(op.index);
+        if let Some((n, r)) = hooks.corrupt_at {
+            op.corrupt = n == op.index;
+            op.corrupt_rank = Some(r.unwrap_or(0));
+        }
         if hooks.async_error_at.is_some_and(|n| op.index >= n) {
             st.comms.get_mut(&op.comm).expect("exists").async_error = NCCL_REMOTE_ERROR;
         }
@@ -167,6 +175,7 @@ pub fn place_batch(st: &mut State, stream: u64, mut ops: Vec<Op>) {
 
 /// Runs everything that can run now.
 pub fn progress(st: &mut State) {
+    st.xp_waiting = false;
     loop {
         // Legacy streams first, then by id: a blocking stream's work is ordered after the
         // legacy stream's settled copies, and a HashMap's order would make that a coin toss.
@@ -292,7 +301,8 @@ fn drop_orphans(st: &mut State) -> bool {
             if orphan {
                 op.done = true;
                 changed = true;
-                if let Some(c) = comms.get_mut(&op.comm) {
+                // The first error sticks (a refused init stays ncclInvalidUsage).
+                if let Some(c) = comms.get_mut(&op.comm).filter(|c| c.async_error == 0) {
                     c.async_error = NCCL_REMOTE_ERROR;
                 }
             }
@@ -325,6 +335,7 @@ fn run_matched(st: &mut State) -> bool {
             MatchKey::P2p { .. } => 2,
         };
         if ops.len() != needed {
+            changed |= crate::xproc::advance(st, key, &members);
             continue;
         }
         ops.sort_by_key(|o| (o.rank, o.kind == Kind::Recv));

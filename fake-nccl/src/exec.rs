@@ -61,85 +61,76 @@ fn check_agreement(ops: &[Op]) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one matched op (all ranks' parts, sorted by rank).
+/// The bytes rank `o`'s part of a matched call reads from its send buffer (`root` is the
+/// call's root, clamped to the communicator).
+pub fn input_len(o: &Op, root: usize) -> usize {
+    let bytes = o.count * dtype_size(o.dtype);
+    match o.kind {
+        Kind::AllReduce | Kind::Reduce | Kind::AllGather | Kind::Gather | Kind::Send => bytes,
+        Kind::ReduceScatter | Kind::AlltoAll => o.nranks * bytes,
+        Kind::Broadcast if o.rank == root => bytes,
+        Kind::Scatter if o.rank == root => o.nranks * bytes,
+        Kind::Broadcast | Kind::Scatter | Kind::Recv => 0,
+    }
+}
+
+/// The root of a matched call, clamped to the communicator as NCCL's argument check leaves it.
+pub fn root_of(o: &Op) -> usize {
+    usize::try_from(o.root)
+        .unwrap_or(0)
+        .min(o.nranks.saturating_sub(1))
+}
+
+/// One rank's part as the matching sees it: what it reads (`input`) and its PreMulSum scalar
+/// (element bytes, read when the op ran; zero otherwise).
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub op: Op,
+    pub input: Vec<u8>,
+    pub scalar: [u8; 8],
+}
+
+/// Reads rank `o`'s input and scalar from this process's memory.
+pub fn part_of(st: &State, o: &Op) -> Result<Part, String> {
+    let input = read(st, o.send, input_len(o, root_of(o)))?;
+    let mut scalar = [0u8; 8];
+    if let Red::PreMulSum { op, .. } = o.red {
+        match op.scalar {
+            Scalar::Host(v) => scalar = v,
+            Scalar::Device(p) => {
+                let s = dtype_size(op.dtype);
+                scalar[..s].copy_from_slice(&read(st, p, s)?);
+            }
+        }
+    }
+    Ok(Part {
+        op: o.clone(),
+        input,
+        scalar,
+    })
+}
+
+/// Runs one matched op (all ranks' parts, sorted by rank) in this process.
 pub fn execute(st: &State, ops: &[Op]) -> Result<(), String> {
     check_agreement(ops)?;
-    let a = &ops[0];
-    let (n, c, es) = (a.nranks, a.count, dtype_size(a.dtype));
-    let bytes = c * es;
-    let root = usize::try_from(a.root)
-        .unwrap_or(0)
-        .min(n.saturating_sub(1));
-    let inputs = |elems: usize| -> Result<Vec<Vec<u8>>, String> {
-        ops.iter().map(|o| read(st, o.send, elems * es)).collect()
+    let parts = ops
+        .iter()
+        .map(|o| part_of(st, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let out = compute(&parts)?;
+    // The rank's receiving part (a send to self has two parts of one rank).
+    let at = |rank: usize| {
+        ops.iter()
+            .find(|o| o.rank == rank && o.kind != Kind::Send)
+            .map_or(0, |o| o.recv)
     };
-    // (rank, address, data) to write once everything was read.
-    let mut out: Vec<(usize, u64, Vec<u8>)> = Vec::new();
-    match a.kind {
-        Kind::AllReduce | Kind::Reduce => {
-            let result = reduce_all(st, ops, &inputs(c)?)?;
-            for o in ops
-                .iter()
-                .filter(|o| a.kind == Kind::AllReduce || o.rank == root)
-            {
-                out.push((o.rank, o.recv, result.clone()));
-            }
-        }
-        Kind::ReduceScatter => {
-            let all = inputs(n * c)?;
-            for (r, o) in ops.iter().enumerate() {
-                let parts: Vec<Vec<u8>> = all
-                    .iter()
-                    .map(|v| v[r * bytes..(r + 1) * bytes].to_vec())
-                    .collect();
-                out.push((o.rank, o.recv, reduce_all(st, ops, &parts)?));
-            }
-        }
-        Kind::Broadcast => {
-            let data = read(st, ops[root].send, bytes)?;
-            out.extend(ops.iter().map(|o| (o.rank, o.recv, data.clone())));
-        }
-        Kind::AllGather | Kind::Gather => {
-            let data = inputs(c)?.concat();
-            for o in ops
-                .iter()
-                .filter(|o| a.kind == Kind::AllGather || o.rank == root)
-            {
-                out.push((o.rank, o.recv, data.clone()));
-            }
-        }
-        Kind::AlltoAll => {
-            let all = inputs(n * c)?;
-            for (r, o) in ops.iter().enumerate() {
-                let data: Vec<u8> = all
-                    .iter()
-                    .flat_map(|v| v[r * bytes..(r + 1) * bytes].iter().copied())
-                    .collect();
-                out.push((o.rank, o.recv, data));
-            }
-        }
-        Kind::Scatter => {
-            let data = read(st, ops[root].send, n * bytes)?;
-            for (r, o) in ops.iter().enumerate() {
-                out.push((o.rank, o.recv, data[r * bytes..(r + 1) * bytes].to_vec()));
-            }
-        }
-        Kind::Send | Kind::Recv => {
-            let send = ops.iter().find(|o| o.kind == Kind::Send).expect("checked");
-            let recv = ops.iter().find(|o| o.kind == Kind::Recv).expect("checked");
-            out.push((recv.rank, recv.recv, read(st, send.send, bytes)?));
-        }
-    }
-    if ops.iter().any(|o| o.corrupt) {
-        if let Some((_, _, data)) = out
-            .iter_mut()
-            .filter(|o| !o.2.is_empty())
-            .min_by_key(|o| o.0)
-        {
-            data[es - 1] ^= 0x40;
-        }
-    }
-    for (_, addr, data) in &out {
+    let out: Vec<(u64, Vec<u8>)> = out.into_iter().map(|(r, d)| (at(r), d)).collect();
+    write_all(st, out)
+}
+
+/// Writes outputs into this process's memory, every range checked before any is written.
+pub fn write_all(st: &State, out: Vec<(u64, Vec<u8>)>) -> Result<(), String> {
+    for (addr, data) in &out {
         if !data.is_empty() && st.alloc_holding(*addr, data.len()).is_none() {
             return Err(format!(
                 "illegal address: write of {} bytes at {addr:#x} outside any live allocation",
@@ -147,35 +138,113 @@ pub fn execute(st: &State, ops: &[Op]) -> Result<(), String> {
             ));
         }
     }
-    for (_, addr, data) in out {
+    for (addr, data) in out {
         // SAFETY: checked above to lie inside a live allocation; inputs were copied out first.
         unsafe { std::ptr::copy(data.as_ptr(), addr as usize as *mut u8, data.len()) };
     }
     Ok(())
 }
 
-/// Reduces per-rank `inputs` with the ops' reduction (PreMulSum scalars read now).
-fn reduce_all(st: &State, ops: &[Op], inputs: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+/// What a matched call writes: `(rank, bytes for its receive buffer)`, from every rank's part
+/// (sorted by rank; wherever the ranks live), agreement checked. Pure, so the process that
+/// runs a call spanning processes computes exactly what one process would.
+pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
+    let ops: Vec<Op> = parts.iter().map(|p| p.op.clone()).collect();
+    check_agreement(&ops)?;
     let a = &ops[0];
+    let (c, es) = (a.count, dtype_size(a.dtype));
+    let bytes = c * es;
+    let root = root_of(a);
+    let inputs: Vec<Vec<u8>> = parts.iter().map(|p| p.input.clone()).collect();
+    let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
+    match a.kind {
+        Kind::AllReduce | Kind::Reduce => {
+            let result = reduce_all(parts, &inputs)?;
+            for o in ops
+                .iter()
+                .filter(|o| a.kind == Kind::AllReduce || o.rank == root)
+            {
+                out.push((o.rank, result.clone()));
+            }
+        }
+        Kind::ReduceScatter => {
+            for (r, o) in ops.iter().enumerate() {
+                let chunks: Vec<Vec<u8>> = inputs
+                    .iter()
+                    .map(|v| v[r * bytes..(r + 1) * bytes].to_vec())
+                    .collect();
+                out.push((o.rank, reduce_all(parts, &chunks)?));
+            }
+        }
+        Kind::Broadcast => {
+            let data = inputs[root].clone();
+            out.extend(ops.iter().map(|o| (o.rank, data.clone())));
+        }
+        Kind::AllGather | Kind::Gather => {
+            let data = inputs.concat();
+            for o in ops
+                .iter()
+                .filter(|o| a.kind == Kind::AllGather || o.rank == root)
+            {
+                out.push((o.rank, data.clone()));
+            }
+        }
+        Kind::AlltoAll => {
+            for (r, o) in ops.iter().enumerate() {
+                let data: Vec<u8> = inputs
+                    .iter()
+                    .flat_map(|v| v[r * bytes..(r + 1) * bytes].iter().copied())
+                    .collect();
+                out.push((o.rank, data));
+            }
+        }
+        Kind::Scatter => {
+            let data = &inputs[root];
+            for (r, o) in ops.iter().enumerate() {
+                out.push((o.rank, data[r * bytes..(r + 1) * bytes].to_vec()));
+            }
+        }
+        Kind::Send | Kind::Recv => {
+            let send = parts
+                .iter()
+                .find(|p| p.op.kind == Kind::Send)
+                .expect("checked");
+            let recv = ops.iter().find(|o| o.kind == Kind::Recv).expect("checked");
+            out.push((recv.rank, send.input.clone()));
+        }
+    }
+    if let Some(hooked) = ops.iter().find(|o| o.corrupt) {
+        // The named rank's output when it has one, else the lowest rank's that has one.
+        let wanted = hooked.corrupt_rank;
+        let target = out
+            .iter()
+            .filter(|o| !o.1.is_empty())
+            .map(|o| o.0)
+            .find(|&r| Some(r) == wanted)
+            .or_else(|| out.iter().filter(|o| !o.1.is_empty()).map(|o| o.0).min());
+        if let Some((_, data)) = out.iter_mut().find(|o| Some(o.0) == target) {
+            data[es - 1] ^= 0x40;
+        }
+    }
+    Ok(out)
+}
+
+/// Reduces per-rank `inputs` with the parts' reduction (each rank's PreMulSum scalar).
+fn reduce_all(parts: &[Part], inputs: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    let a = &parts[0].op;
     let (kind, scalars) = match a.red {
         Red::Builtin(code) => (RedKind::from_code(code).ok_or("bad op")?, Vec::new()),
         Red::PreMulSum { .. } => {
-            let mut scalars = Vec::new();
-            for o in ops {
-                let Red::PreMulSum { op, .. } = o.red else {
-                    return Err("mixed reductions".into());
-                };
-                let mut b = [0u8; 8];
-                match op.scalar {
-                    Scalar::Host(v) => b = v,
-                    Scalar::Device(p) => {
-                        let s = dtype_size(op.dtype);
-                        b[..s].copy_from_slice(&read(st, p, s)?);
-                    }
-                }
-                scalars.push(b);
+            if parts
+                .iter()
+                .any(|p| !matches!(p.op.red, Red::PreMulSum { .. }))
+            {
+                return Err("mixed reductions".into());
             }
-            (RedKind::PreMulSum, scalars)
+            (
+                RedKind::PreMulSum,
+                parts.iter().map(|p| p.scalar).collect::<Vec<_>>(),
+            )
         }
         Red::None => return Err("reduction without an op".into()),
     };

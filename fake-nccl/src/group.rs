@@ -108,8 +108,7 @@ pub extern "C" fn ncclGroupEnd() -> NcclResult {
             if let Some(e) = DEFERRED.with(|d| d.borrow_mut().take()) {
                 return Err(e);
             }
-            let mut st = state();
-            crate::split::check_at_group_end(&st)?;
+            let mut st = crate::split::check_at_group_end(state())?;
             place_all(&mut st, ops)?;
         }
         Ok(())

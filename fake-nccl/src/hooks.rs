@@ -5,8 +5,9 @@
 //!   rank, its partners wait too; the streams stay NOT_READY until `ncclCommAbort`.
 //! * `FAKE_NCCL_ASYNC_ERROR_AT=N`: ops N and later never complete and, once op N is enqueued,
 //!   `ncclCommGetAsyncError` reports ncclRemoteError (a dead peer).
-//! * `FAKE_NCCL_CORRUPT_AT=N`: op N writes one wrong element into rank 0's output (the lowest
-//!   rank that has an output when rank 0 has none).
+//! * `FAKE_NCCL_CORRUPT_AT=N[:RANK]`: op N writes one wrong element into RANK's output
+//!   (default rank 0; the lowest rank that has an output when RANK has none). Any process of a
+//!   communicator spanning processes may carry it: the flag travels with the op.
 //! * `FAKE_NCCL_CORRUPT_IN_GRAPH=1`: every op that a graph replay (`cuGraphLaunch`) places on a
 //!   stream writes that wrong element, and no op launched directly does, so a harness that
 //!   checks its results only outside graphs misses a graph-only fault.
@@ -21,7 +22,8 @@ pub struct Hooks {
     /// (op index, rank or every rank)
     pub hang_at: Option<(u64, Option<usize>)>,
     pub async_error_at: Option<u64>,
-    pub corrupt_at: Option<u64>,
+    /// (op index, rank whose output gets the wrong element)
+    pub corrupt_at: Option<(u64, Option<usize>)>,
     /// Ops replayed from a graph are corrupted.
     pub corrupt_in_graph: bool,
 }
@@ -35,7 +37,7 @@ pub fn set_override(hooks: Option<Hooks>) {
     OVERRIDE.with(|o| o.set(hooks));
 }
 
-/// Parses `N[:RANK]`.
+/// Parses `N[:RANK]` (the stall and corruption hooks).
 pub fn parse_hang(text: &str) -> Option<(u64, Option<usize>)> {
     let (n, rank) = match text.trim().split_once(':') {
         Some((n, r)) => (n, Some(r.trim().parse().ok()?)),
@@ -54,7 +56,9 @@ impl Hooks {
                     .ok()
                     .and_then(|v| parse_hang(&v)),
                 async_error_at: num("FAKE_NCCL_ASYNC_ERROR_AT"),
-                corrupt_at: num("FAKE_NCCL_CORRUPT_AT"),
+                corrupt_at: std::env::var("FAKE_NCCL_CORRUPT_AT")
+                    .ok()
+                    .and_then(|v| parse_hang(&v)),
                 corrupt_in_graph: std::env::var("FAKE_NCCL_CORRUPT_IN_GRAPH")
                     .is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0"),
             }

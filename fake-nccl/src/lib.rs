@@ -11,10 +11,23 @@
 //! Model: `FAKE_CUDA_DEVICES` devices (4), `FAKE_CUDA_MEM_GIB` each (16), compute capability
 //! `FAKE_CUDA_CC` (9.0); NCCL version `FAKE_NCCL_VERSION` (23203), which gates dtypes, ops and
 //! entry points as the real releases do. Streams are queues run by one global progress
-//! function; a collective runs when every rank's op is at the head of its stream. See the
+//! function; a collective runs when every rank's op is at the head of its stream.
+//!
+//! Communicators span processes as NCCL's do: the id `ncclGetUniqueId` makes names a
+//! rendezvous directory ([`rendezvous`]: under `FAKE_NCCL_RENDEZVOUS_DIR`, else `/dev/shm`,
+//! else the temporary directory), so `ncclCommInitRank` in N processes with that id forms one
+//! communicator. A matched call whose ranks live in several processes is matched by the same
+//! key (collective k; send a->b number j with recv number j); each process leaves its ranks'
+//! parts (shape, hooks, input bytes) as files there, the process of the lowest rank computes
+//! the call with the same function one process uses and leaves each other rank its result
+//! ([`xproc`]). A host is `FAKE_NCCL_HOST` when set (a test's stand-in for another machine),
+//! else the host name and boot id; two ranks of one host on one device index are refused as
+//! in one process. The last rank to leave removes the directory; one left by a killed job is
+//! removed when a later id's directory is made. See the
 //! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`], [`engine`] (matching), [`exec`]
 //! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
-//! [`nccl_calls`], [`premulsum`], [`register`], [`split`] (`ncclCommSplit`), [`hooks`]
+//! [`nccl_calls`], [`premulsum`], [`register`], [`split`] (`ncclCommSplit`), [`rendezvous`]
+//! and [`xproc`] (across processes), [`hooks`]
 //! (fault hooks), [`trace`],
 //! [`module`] (PTX modules), [`launch`] (kernel launches),
 //! [`debuglog`] (`NCCL_DEBUG` lines).
@@ -88,10 +101,12 @@ pub mod nccl_coll;
 pub mod premulsum;
 pub mod reduce;
 pub mod register;
+pub mod rendezvous;
 pub mod split;
 pub mod state;
 pub mod stream;
 pub mod trace;
+pub mod xproc;
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
 
-use crate::comm::{new_unique_id, UID_BYTES};
+use crate::comm::UID_BYTES;
 use crate::config::{nccl_version, split_version};
 use crate::state::*;
 
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn ncclGetVersion(version: *mut c_int) -> NcclResult {
 #[no_mangle]
 pub unsafe extern "C" fn ncclGetUniqueId(out: *mut UniqueId) -> NcclResult {
     nccl_guard(|| {
-        let id = new_unique_id().map(|b| b as c_char);
+        let id = crate::comm::unique_id_at(&crate::rendezvous::fresh())?.map(|b| b as c_char);
         put(
             out,
             UniqueId { internal: id },

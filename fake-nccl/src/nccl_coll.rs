@@ -241,6 +241,8 @@ pub(crate) fn issue(c: Call, comm_h: *mut c_void, stream_h: *mut c_void) -> Nccl
             index: 0,
             stalled: false,
             corrupt: false,
+            corrupt_rank: None,
+            published: false,
             done: false,
         };
         if crate::group::depth() > 0 {

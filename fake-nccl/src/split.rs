@@ -6,6 +6,13 @@
 //! group (NCCL would deadlock otherwise), and the group's end fails when a rank of the parent
 //! that only this thread could call for did not call (NCCL would hang there). The handle is
 //! written at the call; it works once the last rank of the parent has called.
+//!
+//! Across processes (a parent with a rendezvous, [`crate::xproc`]) each call also leaves
+//! `s<n>.r<rank>` (colour and key) in the parent's rendezvous, and the call blocks (inside a
+//! group: the outermost group end) until every rank of the parent has called, as NCCL's does,
+//! giving up with ncclSystemError after `FAKE_CUDA_SYNC_TIMEOUT_S`. Every process then orders
+//! the same entries the same way and joins its own ranks to each colour's communicator, whose
+//! rendezvous is named from the parent's, the split's number and the colour.
 
 use std::ffi::{c_int, c_void};
 use std::thread::ThreadId;
@@ -29,7 +36,8 @@ pub struct Entry {
     pub id: Option<u64>,
     pub device: usize,
     pub cta_policy: Option<i32>,
-    pub owner: ThreadId,
+    /// The calling thread; `None` for a rank of another process.
+    pub owner: Option<ThreadId>,
 }
 
 thread_local! {
@@ -51,26 +59,126 @@ impl State {
         entries.sort_by_key(|e| (e.color, e.key, e.rank));
         let mut colors: Vec<c_int> = entries.iter().filter_map(|e| e.color).collect();
         colors.dedup();
+        let parent_dir = self
+            .communicators
+            .get(&key.0)
+            .and_then(|c| c.rdv.as_ref())
+            .map(|r| r.dir.clone());
         for color in colors {
             let members: Vec<&Entry> = entries.iter().filter(|e| e.color == Some(color)).collect();
-            let uid = new_unique_id();
+            let uid = match &parent_dir {
+                Some(dir) => {
+                    crate::comm::unique_id_at(&crate::rendezvous::child(dir, key.1, color))?
+                }
+                None => new_unique_id(),
+            };
             let n = members.len() as c_int;
             for (rank, e) in members.iter().enumerate() {
+                let Some(owner) = e.owner else { continue };
                 let id = e.id.expect("a coloured rank has a handle");
                 self.join_as(id, uid, n, rank as c_int, e.device, e.cta_policy)?;
-                self.comms.get_mut(&id).expect("joined").owner = e.owner;
+                self.comms.get_mut(&id).expect("joined").owner = owner;
                 crate::debuglog::on_init(self, id, "ncclCommSplit");
             }
         }
         Ok(())
     }
+
+    /// Completes split `key` once every rank of the parent called, reading the calls of
+    /// ranks in other processes from the rendezvous; true once it is complete.
+    fn try_complete_split(&mut self, key: (u64, u64)) -> Result<bool, NcclError> {
+        let Some(entries) = self.splits.get(&key) else {
+            return Ok(true);
+        };
+        let Some(parent) = self.communicators.get(&key.0) else {
+            return Ok(true);
+        };
+        let n = parent.nranks;
+        let mut found = Vec::new();
+        if entries.len() < n {
+            let Some(rdv) = &parent.rdv else {
+                return Ok(false);
+            };
+            for r in (0..n).filter(|r| !entries.iter().any(|e| e.rank == *r)) {
+                let Ok(t) = std::fs::read_to_string(rdv.dir.join(format!("s{}.r{r}", key.1)))
+                else {
+                    return Ok(false);
+                };
+                let v: Vec<c_int> = t
+                    .split_whitespace()
+                    .filter_map(|x| x.parse().ok())
+                    .collect();
+                let [color, k] = v[..] else {
+                    return Ok(false);
+                };
+                found.push(Entry {
+                    rank: r,
+                    color: (color != NOCOLOR).then_some(color),
+                    key: k,
+                    id: None,
+                    device: 0,
+                    cta_policy: None,
+                    owner: None,
+                });
+            }
+        }
+        self.splits.get_mut(&key).expect("checked").extend(found);
+        self.resolve_split(key)?;
+        Ok(true)
+    }
 }
 
-/// The outermost group end: a split this thread joined that cannot complete because every
-/// rank still missing belongs to this thread is the hang NCCL would have.
-pub fn check_at_group_end(st: &State) -> Result<(), NcclError> {
+/// Blocks (releasing the state) until the cross-process splits in `keys` are complete.
+fn await_remote(
+    mut st: std::sync::MutexGuard<'static, State>,
+    keys: &[(u64, u64)],
+) -> Result<std::sync::MutexGuard<'static, State>, NcclError> {
+    let start = std::time::Instant::now();
+    loop {
+        let mut pending = false;
+        for &key in keys {
+            let remote = st
+                .communicators
+                .get(&key.0)
+                .is_some_and(|c| c.rdv.is_some());
+            if remote && !st.try_complete_split(key)? {
+                pending = true;
+            }
+        }
+        if !pending {
+            return Ok(st);
+        }
+        if start.elapsed() > crate::config::sync_timeout() {
+            return nccl_err(
+                NCCL_SYSTEM_ERROR,
+                "ncclCommSplit: a rank of the parent communicator never called it (timed out)",
+            );
+        }
+        drop(st);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        st = state();
+    }
+}
+
+/// The outermost group end: waits for the cross-process splits this thread joined; then a
+/// split that cannot complete because every rank still missing belongs to this thread is the
+/// hang NCCL would have.
+pub fn check_at_group_end(
+    st: std::sync::MutexGuard<'static, State>,
+) -> Result<std::sync::MutexGuard<'static, State>, NcclError> {
     let joined = JOINED.with(|j| std::mem::take(&mut *j.borrow_mut()));
     let me = std::thread::current().id();
+    let remote: Vec<(u64, u64)> = joined
+        .iter()
+        .copied()
+        .filter(|k| {
+            st.communicators
+                .get(&k.0)
+                .and_then(|c| c.rdv.as_ref())
+                .is_some_and(|r| r.spans_known() != Some(false))
+        })
+        .collect();
+    let st = await_remote(st, &remote)?;
     for key in joined {
         let Some(entries) = st.splits.get(&key) else {
             continue;
@@ -94,7 +202,7 @@ pub fn check_at_group_end(st: &State) -> Result<(), NcclError> {
             );
         }
     }
-    Ok(())
+    Ok(st)
 }
 
 /// `ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t*)`.
@@ -172,15 +280,29 @@ pub unsafe extern "C" fn ncclCommSplit(
             id,
             device,
             cta_policy: if config.is_null() { inherited } else { cta },
-            owner: std::thread::current().id(),
+            owner: Some(std::thread::current().id()),
         };
+        if let Some(rdv) = &st.communicators[&communicator].rdv {
+            let text = format!("{color} {key}");
+            let name = format!("s{seq}.r{rank}");
+            crate::rendezvous::put(&rdv.dir, &name, &[text.as_bytes()]).map_err(|e| NcclError {
+                code: NCCL_SYSTEM_ERROR,
+                message: format!("ncclCommSplit: rendezvous {}: {e}", rdv.dir.display()),
+            })?;
+        }
         let entries = st.splits.entry(key_of).or_default();
         entries.push(entry);
         let complete = entries.len() == st.communicators[&communicator].nranks;
+        let remote = st.communicators[&communicator]
+            .rdv
+            .as_ref()
+            .is_some_and(|r| r.spans_known() != Some(false));
         if complete {
             st.resolve_split(key_of)?;
         } else if crate::group::depth() > 0 {
             JOINED.with(|j| j.borrow_mut().push(key_of));
+        } else if remote {
+            drop(await_remote(st, &[key_of])?);
         }
         Ok(())
     })

@@ -38,6 +38,7 @@ pub const NCCL_UNHANDLED_CUDA_ERROR: NcclResult = 1;
 pub const NCCL_INTERNAL_ERROR: NcclResult = 3;
 pub const NCCL_INVALID_ARGUMENT: NcclResult = 4;
 pub const NCCL_INVALID_USAGE: NcclResult = 5;
+pub const NCCL_SYSTEM_ERROR: NcclResult = 2;
 pub const NCCL_REMOTE_ERROR: NcclResult = 6;
 
 /// Handle tags (the bits above 44).
@@ -89,6 +90,8 @@ pub struct State {
     /// `ncclCommSplit` calls waiting for the rest of their parent's ranks, by (parent
     /// communicator, split number).
     pub splits: HashMap<(u64, u64), Vec<crate::split::Entry>>,
+    /// The last [`crate::engine::progress`] left ops waiting on other processes.
+    pub xp_waiting: bool,
     next_id: u64,
 }
 

@@ -157,6 +157,9 @@ pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
         if st.streams[&id].queue.is_empty() {
             Ok(())
         } else {
+            let waiting = st.xp_waiting;
+            drop(st);
+            crate::xproc::pause_if_waiting(waiting);
             Err(CUDA_ERROR_NOT_READY)
         }
     })
@@ -287,6 +290,9 @@ pub unsafe extern "C" fn cuEventQuery(event: *mut c_void) -> CuResult {
         if ev.done_gen == ev.last_gen {
             Ok(())
         } else {
+            let waiting = st.xp_waiting;
+            drop(st);
+            crate::xproc::pause_if_waiting(waiting);
             Err(CUDA_ERROR_NOT_READY)
         }
     })

@@ -91,3 +91,19 @@ pub fn table_rows(out: &str) -> Vec<Vec<String>> {
         .map(|l| l.split_whitespace().map(str::to_string).collect())
         .collect()
 }
+
+/// The environment that makes every process of an `mpirun` job load the fake (8 devices per
+/// process, so 8 one-GPU processes of one host each have their own), with its rendezvous
+/// directories under `rdv`.
+pub fn mpi_env(rdv: &Path) -> Vec<(&'static str, String)> {
+    let dir = fake_lib_dir();
+    vec![
+        ("LD_LIBRARY_PATH", dir.display().to_string()),
+        (
+            "NCCLBENCH_NCCL_LIB",
+            dir.join("libnccl.so.2").display().to_string(),
+        ),
+        ("FAKE_CUDA_DEVICES", "8".to_string()),
+        ("FAKE_NCCL_RENDEZVOUS_DIR", rdv.display().to_string()),
+    ]
+}

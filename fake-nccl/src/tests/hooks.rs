@@ -58,7 +58,7 @@ fn async_error_hook_reports_a_remote_error() {
 #[test]
 fn corrupt_hook_changes_one_element_of_rank_0() {
     set_override(Some(Hooks {
-        corrupt_at: Some(0),
+        corrupt_at: Some((0, None)),
         ..Hooks::default()
     }));
     let rs = ranks(2);

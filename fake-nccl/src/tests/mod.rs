@@ -12,6 +12,7 @@ mod p2p_devices;
 mod registered_free;
 mod split;
 mod timed_loop;
+mod xproc;
 
 use std::ffi::{c_void, CStr};
 

@@ -74,8 +74,21 @@ pub fn run_joined(
 ) -> Result<Finished, Error> {
     let min_bw = min_bw_threshold()?;
     alltoallv::configure(cfg)?;
-    let (opened, choice_notes) = open_backend(cfg, join)?;
+    let opened = open_backend(cfg, join);
     let mut boot = join.bootstrap();
+    // A process that cannot open its backend (fewer GPUs than -g asks, no library) stops
+    // every process with its status before any collective, instead of leaving the others
+    // waiting in the plan's reduction until -T.
+    let status = opened
+        .as_ref()
+        .err()
+        .map_or(0, |e| u64::from(e.exit_code()));
+    let agreed = boot.max_u64(status)?;
+    let (opened, choice_notes) = match opened {
+        Err(e) => return Err(e),
+        Ok(_) if agreed > 0 => return Err(another_process_failed(agreed)),
+        Ok(o) => o,
+    };
     let info = opened.info().clone();
     // One plan for the whole job, agreed before any process creates a communicator.
     let (plan, skipped) =
@@ -182,4 +195,19 @@ pub fn run_joined(
         backend: info.name,
         nranks: info.nranks,
     })
+}
+
+/// The error of a process whose backend opened while another's did not: the same exit
+/// status, its own message printed by the process that failed.
+fn another_process_failed(status: u64) -> Error {
+    let why = format!(
+        "{}: another process of the job could not open its backend (exit {status}; its \
+         message says why)",
+        crate::core::host::gethostname_short()
+    );
+    match u8::try_from(status).unwrap_or(crate::core::error::exit::FAILURE) {
+        crate::core::error::exit::DEVICES => Error::NotEnoughDevices(why),
+        crate::core::error::exit::USAGE => Error::Usage(why),
+        _ => Error::Backend(why),
+    }
 }
