@@ -27,6 +27,7 @@ pub(super) struct Line<'a> {
 
 /// A column: its header name and its field on a line.
 pub struct Column {
+    /// The header name.
     pub name: &'static str,
     field: fn(&Line) -> String,
 }
