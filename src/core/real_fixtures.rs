@@ -8,13 +8,18 @@ use std::path::{Path, PathBuf};
 /// `../shared/fixtures/real/<rel>` (the folder itself for `""`), when present; otherwise
 /// `None` after printing that the calling test skipped. Panics under `CI=true` instead.
 pub fn path(rel: &str) -> Option<PathBuf> {
+    find(rel, std::env::var("CI").is_ok_and(|v| v == "true"))
+}
+
+/// [`path`], with whether this is CI given.
+fn find(rel: &str, ci: bool) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/fixtures/real")
         .join(rel);
     if path.exists() {
         return Some(path);
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
+    if ci {
         panic!(
             "{} is absent (CI=true: the real fixtures are required)",
             path.display()
@@ -22,4 +27,20 @@ pub fn path(rel: &str) -> Option<PathBuf> {
     }
     eprintln!("skipped: {} is absent", path.display());
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find;
+
+    #[test]
+    fn an_absent_fixture_is_skipped_off_ci() {
+        assert_eq!(find("no-such-fixture.txt", false), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "CI=true: the real fixtures are required")]
+    fn an_absent_fixture_fails_on_ci() {
+        find("no-such-fixture.txt", true);
+    }
 }
