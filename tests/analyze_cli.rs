@@ -6,6 +6,7 @@
 //! `UPDATE_GOLDEN=1 cargo test --test integration -- analyze_cli::` and review the diff.
 
 use crate::support::bin::{self, ncclbench};
+use crate::support::golden;
 use std::path::PathBuf;
 use std::process::Output;
 
@@ -34,14 +35,7 @@ fn the_report_on_committed_host_sweeps_matches_the_golden_text() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     let golden = data("expected/host_sweeps.txt");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&golden, &text).unwrap();
-    }
-    let want = std::fs::read_to_string(&golden).expect("golden file (UPDATE_GOLDEN=1 writes it)");
-    assert_eq!(
-        text, want,
-        "analysis report changed; review and UPDATE_GOLDEN=1 if intended"
-    );
+    golden::check(&golden, &text, "analysis report");
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn script(dir: &Path) -> Option<PathBuf> {
 }
 
 /// A `-I 1` run of `np` processes writing `json`, with `env` exported.
-fn run(np: usize, env: &[(&str, &str)], json: &Path) {
+fn mpirun_json(np: usize, env: &[(&str, &str)], json: &Path) {
     let mut c = mpirun(np, env);
     c.args([
         "all_reduce",
@@ -90,7 +90,7 @@ fn nccl_tests_analysis_finds_every_process_and_the_slowed_one() {
             ("NCCLBENCH_TEST_SLOW_OP", "30"),
             ("NCCLBENCH_TEST_SLOW_MS", "400"),
         ];
-        run(np, &env, &json);
+        mpirun_json(np, &env, &json);
         let all = analyze(&script, &json, &["--all"]);
         assert!(all.contains(&format!("Process rows: {np}")), "{all}");
         assert!(

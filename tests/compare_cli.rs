@@ -8,6 +8,7 @@
 //! `UPDATE_GOLDEN=1 cargo test --test integration -- compare_cli::` and review the diff.
 
 use crate::support::bin::{data, ncclbench};
+use crate::support::golden;
 use std::path::PathBuf;
 use std::process::Output;
 
@@ -49,14 +50,7 @@ fn golden(name: &str, args: &[&str], status: i32) {
     );
     let text = stdout(&out);
     let path = dir().join("expected").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).expect("golden file (UPDATE_GOLDEN=1 writes it)");
-    assert_eq!(
-        text, want,
-        "compare report changed; review and UPDATE_GOLDEN=1 if intended"
-    );
+    golden::check(&path, &text, "compare report");
 }
 
 #[test]

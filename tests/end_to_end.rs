@@ -2,18 +2,11 @@
 //! nccl-tests text layout, `<collective>_perf` dispatch, CSV and JSON files, the bandwidth
 //! threshold, and an interrupted run keeping every completed row.
 
-use crate::support::bin::{ncclbench, EXE};
+use crate::support::bin::{ncclbench, run_args, EXE};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn run(args: &str) -> Output {
-    ncclbench()
-        .args(args.split_whitespace())
-        .output()
-        .expect("run ncclbench")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
@@ -29,14 +22,9 @@ fn data_lines(text: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn all_reduce_over_four_host_ranks_prints_a_verified_nccl_tests_table() {
-    let out = run("all_reduce -b 8 -e 64K -f 2 -g 4");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = stdout(&out);
+    let out = run_args("all_reduce -b 8 -e 64K -f 2 -g 4");
+    assert_eq!(out.code, Some(0), "{}", out.err);
+    let text = out.out;
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("# ncclbench version "), "{}", lines[0]);
     assert_eq!(lines[1], "# Collective test starting: all_reduce_perf");
@@ -110,13 +98,8 @@ fn csv_and_json_hold_one_record_per_measurement() {
         csv.display(),
         json.display()
     );
-    let out = run(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_args(&args);
+    assert_eq!(out.code, Some(0), "{}", out.err);
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -259,22 +242,22 @@ fn a_killed_run_keeps_every_completed_row_in_every_output() {
 #[test]
 fn an_output_file_that_cannot_be_created_stops_the_run_before_any_output() {
     for flag in ["--csv", "-J"] {
-        let out = run(&format!(
+        let out = run_args(&format!(
             "all_reduce -b 1K -e 1K {flag} /nonexistent-dir/out.file"
         ));
-        assert_eq!(out.status.code(), Some(1));
-        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.code, Some(1));
+        let err = &out.err;
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains("/nonexistent-dir/out.file"), "{err}");
-        assert!(out.stdout.is_empty());
+        assert!(out.out.is_empty());
     }
 }
 
 #[test]
 fn flags_the_host_backend_cannot_honour_are_named_in_the_header() {
-    let out = run("all_reduce -b 1K -e 1K -R 1 -y 1");
-    assert_eq!(out.status.code(), Some(0));
-    let text = stdout(&out);
+    let out = run_args("all_reduce -b 1K -e 1K -R 1 -y 1");
+    assert_eq!(out.code, Some(0));
+    let text = out.out;
     assert!(
         text.contains("\n# -R 1 ignored: the host backend has no buffer registration\n"),
         "{text}"

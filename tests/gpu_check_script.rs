@@ -215,8 +215,10 @@ fn every_step_is_bounded_by_the_budget_and_a_hang_is_cut_short() {
             .env("GPU_CHECK_BUDGET", "60");
         vec![]
     });
+    // The hung step sleeps for an hour: a check that did not cut it short would run far past
+    // twice the budget, which a loaded machine never needs to finish the rest.
     let took = started.elapsed().as_secs();
-    assert!(took < 70, "took {took} s\n{}", c.summary);
+    assert!(took < 2 * 60, "took {took} s\n{}", c.summary);
     assert_eq!(c.code, Some(1), "{}", c.summary);
     let hung = &c.named("c0/all_gather.r1.nccl-tests")[0];
     assert_eq!(

@@ -154,7 +154,6 @@ fn an_interrupted_accept_writes_its_report_and_force_reuses_the_directory() {
 fn accept_checks_baselines_and_make_profile_flags_before_any_stage() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("acc");
-    let t = Instant::now();
     let r = run(ncclbench()
         .args(["accept", "--backend", "host", "--baseline"])
         .arg(dir.path().join("missing.csv"))
@@ -169,7 +168,6 @@ fn accept_checks_baselines_and_make_profile_flags_before_any_stage() {
     );
     assert!(!r.out.contains("# correctness"), "a stage ran: {}", r.out);
     assert!(!out.join("correctness").exists());
-    assert!(t.elapsed() < Duration::from_secs(20));
     for flags in [["--name", "x"], ["--margin", "5"]] {
         let r = run(ncclbench().arg("accept").args(flags));
         assert_eq!(r.code, Some(2), "{}", r.err);

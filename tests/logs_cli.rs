@@ -7,7 +7,8 @@
 //! Regenerate the golden files after an intended change with
 //! `UPDATE_GOLDEN=1 cargo test --test integration -- logs_cli::` and review the diff.
 
-use crate::support::bin::{self, ncclbench, real_fixtures};
+use crate::support::bin::{self, ncclbench};
+use ncclbench::core::real_fixtures;
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
@@ -47,15 +48,7 @@ fn ok(out: &Output) -> String {
 }
 
 fn golden(name: &str, got: &str) {
-    let path = data("expected").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).expect("golden file (UPDATE_GOLDEN=1 writes it)");
-    assert_eq!(
-        got, want,
-        "{name} changed; review and UPDATE_GOLDEN=1 if intended"
-    );
+    crate::support::golden::check(&data("expected").join(name), got, name);
 }
 
 #[test]
@@ -218,11 +211,9 @@ fn redaction_leaves_no_identifier_in_text_or_json() {
 
 #[test]
 fn real_published_logs_parse_with_sensible_counts() {
-    let real = real_fixtures();
-    if !real.is_dir() {
-        eprintln!("skipped: {} is absent", real.display());
+    let Some(real) = real_fixtures::path("") else {
         return;
-    }
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&real)
         .unwrap()
         .map(|e| e.unwrap().path())

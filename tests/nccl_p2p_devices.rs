@@ -5,27 +5,22 @@
 //! `NCCL_MULTI_RANK_GPU_ENABLE=1`, which ncclbench sets unless the user did, or a clear usage
 //! error before any init on older libraries.
 
-use crate::support::bin::{ncclbench, Run};
-use crate::support::fake_nccl::fake_env;
+use crate::support::bin::{self, Run};
+use crate::support::fake_nccl::fake_command;
 
 const MULTI_RANK_ENV: &str = "NCCL_MULTI_RANK_GPU_ENABLE";
 
 /// Runs `ncclbench <args> --backend nccl -T 30` on the fake (so a hang ends as exit 4) with
 /// extra environment variables; `NCCL_MULTI_RANK_GPU_ENABLE` is not inherited.
-fn run(args: &str, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = ncclbench();
-    fake_env(&mut cmd).env_remove(MULTI_RANK_ENV);
-    cmd.args(args.split_whitespace())
-        .args(["--backend", "nccl", "-T", "30"]);
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    crate::support::bin::run(&mut cmd)
+fn on_fake_nccl(args: &str, envs: &[(&str, &str)]) -> Run {
+    let mut cmd = fake_command(&format!("{args} --backend nccl -T 30"), &[]);
+    cmd.env_remove(MULTI_RANK_ENV).envs(envs.iter().copied());
+    bin::run(&mut cmd)
 }
 
 /// Asserts a clean run whose every measurement verified; returns stdout.
 fn verified(args: &str, envs: &[(&str, &str)]) -> String {
-    let r = run(args, envs);
+    let r = on_fake_nccl(args, envs);
     assert_eq!(r.code, Some(0), "`{args}` {envs:?}:\n{}\n{}", r.out, r.err);
     assert!(
         r.out.contains("# Out of bounds values : 0 OK"),
@@ -81,7 +76,7 @@ fn before_2_30_two_ranks_on_one_gpu_are_a_usage_error_before_any_init() {
     for v in ["22105", "22907"] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace");
-        let r = run(
+        let r = on_fake_nccl(
             "all_reduce -g 2 --devices 0,0 -b 1K -e 1K",
             &[
                 ("FAKE_NCCL_VERSION", v),
@@ -125,7 +120,7 @@ fn from_2_30_two_ranks_on_one_gpu_run_with_nccl_multi_rank_gpu_enable_set() {
 #[test]
 fn a_users_nccl_multi_rank_gpu_enable_is_kept() {
     // The user's 0 stands: NCCL then refuses the shared GPU at init (exit 3, its words).
-    let r = run(
+    let r = on_fake_nccl(
         "all_reduce -g 2 --devices 0,0 -b 1K -e 1K",
         &[(MULTI_RANK_ENV, "0")],
     );

@@ -6,24 +6,11 @@
 //! across -g 2, -m 2, -G, -c, all_gather's byte convention, other ranks' lines, conflicting
 //! user settings, the host backend, and an absent NVTX library.
 
-use crate::support::bin::{self, ncclbench, Run};
-use crate::support::fake_nccl::fake_env;
+use crate::support::bin::{self, ncclbench};
+use crate::support::fake_nccl::fake_command;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-
-fn run(dir: &Path, args: &str, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = ncclbench();
-    fake_env(&mut cmd);
-    cmd.current_dir(dir).args(args.split_whitespace());
-    for k in ["NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"] {
-        cmd.env_remove(k);
-    }
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    bin::run(&mut cmd)
-}
 
 /// The CSV records as column -> value maps.
 fn csv(path: &Path) -> Vec<HashMap<String, String>> {
@@ -64,7 +51,7 @@ fn check_version(v: &str, args: &str, extra: &[(&str, &str)]) -> String {
     let full = format!("{args} --backend nccl --tuning --show-algo --csv out.csv --json out.json");
     let mut envs = vec![("FAKE_NCCL_VERSION", v)];
     envs.extend_from_slice(extra);
-    let r = run(dir.path(), &full, &envs);
+    let r = bin::run(fake_command(&full, &envs).current_dir(dir.path()));
     assert_eq!(r.code, Some(0), "{v} `{full}`:\n{}\n{}", r.out, r.err);
     assert!(
         !r.out.contains("NCCL INFO"),
@@ -161,7 +148,8 @@ fn all_gather_bytes_are_total_before_2_24_and_per_rank_after() {
 fn nccl_2_19_prints_no_per_call_lines_and_the_fields_stay_empty() {
     let dir = tempfile::tempdir().unwrap();
     let args = format!("{SWEEP} --backend nccl --tuning --csv out.csv");
-    let r = run(dir.path(), &args, &[("FAKE_NCCL_VERSION", "21904")]);
+    let r =
+        bin::run(fake_command(&args, &[("FAKE_NCCL_VERSION", "21904")]).current_dir(dir.path()));
     assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
     assert!(
         r.out.contains("prints no per-call decision lines"),
@@ -193,7 +181,7 @@ fn conflicting_user_settings_are_named_and_the_users_file_is_read() {
         ("NCCL_DEBUG_SUBSYS", "NET"),
         ("NCCL_DEBUG_FILE", file),
     ];
-    let r = run(dir.path(), &args, &envs);
+    let r = bin::run(fake_command(&args, &envs).current_dir(dir.path()));
     assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
     assert!(
         r.out
@@ -219,13 +207,16 @@ fn conflicting_user_settings_are_named_and_the_users_file_is_read() {
 #[test]
 fn tuning_needs_nccl_and_an_absent_nvtx_library_is_silent() {
     let dir = tempfile::tempdir().unwrap();
-    let r = run(dir.path(), "all_reduce --backend host --tuning", &[]);
+    let r =
+        bin::run(fake_command("all_reduce --backend host --tuning", &[]).current_dir(dir.path()));
     assert_eq!(r.code, Some(2), "{}\n{}", r.out, r.err);
     assert!(r.err.contains("--tuning"), "{}", r.err);
-    let r = run(
-        dir.path(),
-        "all_reduce -g 2 -b 1K -e 4K --backend nccl --nvtx",
-        &[("NCCLBENCH_NVTX_LIB", "/nonexistent/libnvToolsExt.so.1")],
+    let r = bin::run(
+        fake_command(
+            "all_reduce -g 2 -b 1K -e 4K --backend nccl --nvtx",
+            &[("NCCLBENCH_NVTX_LIB", "/nonexistent/libnvToolsExt.so.1")],
+        )
+        .current_dir(dir.path()),
     );
     assert_eq!(r.code, Some(0), "{}\n{}", r.out, r.err);
     assert!(r.err.is_empty(), "stderr: {}", r.err);
@@ -243,10 +234,12 @@ fn tuning_needs_nccl_and_an_absent_nvtx_library_is_silent() {
 #[test]
 fn analyze_reads_the_decisions_and_model_times_back() {
     let dir = tempfile::tempdir().unwrap();
-    let r = run(
-        dir.path(),
-        "all_reduce -g 2 -b 1K -e 8M -f 4 -n 2 --tuning --csv r.csv",
-        &[("FAKE_NCCL_VERSION", "22003")],
+    let r = bin::run(
+        fake_command(
+            "all_reduce -g 2 -b 1K -e 8M -f 4 -n 2 --tuning --csv r.csv",
+            &[("FAKE_NCCL_VERSION", "22003")],
+        )
+        .current_dir(dir.path()),
     );
     assert_eq!(r.code, Some(0), "{}", r.err);
     let rows = csv(&dir.path().join("r.csv"));

@@ -4,28 +4,15 @@
 //! both, named in the header); a full disk leaves a parseable JSON with every row written
 //! before it, a message naming the file, `complete: false` and no temporary file behind.
 
-use crate::support::bin::{ncclbench, run, Run};
+use crate::support::bin::{self, ncclbench, run, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// A quick host run of `extra` in `dir`.
 fn bench(dir: &Path, extra: &[&str]) -> Command {
-    let mut cmd = ncclbench();
-    cmd.current_dir(dir)
-        .args([
-            "all_reduce",
-            "--backend",
-            "host",
-            "-g",
-            "2",
-            "-b",
-            "8",
-            "-e",
-            "64",
-        ])
-        .args(["-w", "0", "-n", "1"])
-        .args(extra);
+    let mut cmd = bin::command("all_reduce --backend host -g 2 -b 8 -e 64 -w 0 -n 1");
+    cmd.current_dir(dir).args(extra);
     cmd
 }
 

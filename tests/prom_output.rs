@@ -3,18 +3,18 @@
 //! killed), is replaced by the next run, never replaces anyone else's file, and is refused
 //! with the other outputs' rules.
 
-use crate::support::bin::ncclbench;
+use crate::support::bin::{self, ncclbench, Run};
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn run(args: &str, extra: &[&Path]) -> Output {
-    let mut cmd = ncclbench();
-    cmd.args(args.split_whitespace());
+/// Runs `ncclbench <args>` with `--prom` and then `--csv` naming the `extra` paths given.
+fn with_files(args: &str, extra: &[&Path]) -> Run {
+    let mut cmd = bin::command(args);
     for (flag, p) in ["--prom", "--csv"].iter().zip(extra) {
         cmd.arg(flag).arg(p);
     }
-    cmd.output().unwrap()
+    bin::run(&mut cmd)
 }
 
 /// The value of the one sample whose line starts with `prefix`.
@@ -30,14 +30,9 @@ const ARGS: &str = "all_reduce -g 4 -b 1K -e 16K -f 4 -n 2 -w 1 -N 2 --backend h
 fn the_textfile_holds_the_last_cycle_as_the_csv_has_it_and_says_the_run_completed() {
     let dir = tempfile::tempdir().unwrap();
     let (prom, csv) = (dir.path().join("soak.prom"), dir.path().join("r.csv"));
-    let out = run(ARGS, &[prom.as_path(), csv.as_path()]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out = with_files(ARGS, &[prom.as_path(), csv.as_path()]);
+    assert_eq!(out.code, Some(0), "{}", out.err);
+    let stdout = out.out;
     assert!(
         stdout.contains(&format!(
             "# Writing Prometheus textfile output to {}\n",
@@ -93,13 +88,13 @@ fn the_textfile_holds_the_last_cycle_as_the_csv_has_it_and_says_the_run_complete
     assert!(text.contains("file=\"soak.prom\""));
 
     // The next run replaces the snapshot; nothing else is left in the directory.
-    let again = run(ARGS, &[prom.as_path()]);
-    assert_eq!(again.status.code(), Some(0));
+    let again = with_files(ARGS, &[prom.as_path()]);
+    assert_eq!(again.code, Some(0));
     let announced = format!(
         "# Writing Prometheus textfile output to {}\n",
         prom.display()
     );
-    assert!(String::from_utf8_lossy(&again.stdout).contains(&announced));
+    assert!(again.out.contains(&announced));
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -113,28 +108,28 @@ fn another_files_textfile_is_kept_and_bad_paths_are_refused_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let theirs = dir.path().join("node.prom");
     std::fs::write(&theirs, "node_load1 0.5\n").unwrap();
-    let out = run(
+    let out = with_files(
         "all_reduce -g 2 -b 1K -e 1K -n 1 -w 0 --backend host",
         &[theirs.as_path()],
     );
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.code, Some(0));
     assert_eq!(
         std::fs::read_to_string(&theirs).unwrap(),
         "node_load1 0.5\n"
     );
     assert!(dir.path().join("node.prom.0").is_file());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("node.prom.0\n"));
+    assert!(out.out.contains("node.prom.0\n"));
 
-    let is_dir = run("all_reduce -g 2 -b 1K -e 1K --backend host", &[dir.path()]);
-    assert_eq!(is_dir.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&is_dir.stderr).contains("--prom"));
+    let is_dir = with_files("all_reduce -g 2 -b 1K -e 1K --backend host", &[dir.path()]);
+    assert_eq!(is_dir.code, Some(2));
+    assert!(is_dir.err.contains("--prom"));
     let same = dir.path().join("x");
-    let twice = run(
+    let twice = with_files(
         "all_reduce -g 2 -b 1K -e 1K --backend host",
         &[same.as_path(), same.as_path()],
     );
-    assert_eq!(twice.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&twice.stderr).contains("name the same file"));
+    assert_eq!(twice.code, Some(2));
+    assert!(twice.err.contains("name the same file"));
     assert!(!same.exists());
 }
 

@@ -3,7 +3,7 @@
 //! JSON) — and without `--redact` the same run does show them, so the check can fail. The
 //! environment record itself is checked for the facts it must hold.
 
-use crate::support::bin::ncclbench;
+use crate::support::bin;
 use std::process::Stdio;
 
 const SECRET: &str = "hunter2-sesame";
@@ -16,34 +16,21 @@ struct Outputs {
     files: Vec<(String, String)>,
 }
 
-fn run(redact: bool) -> Outputs {
+fn outputs(redact: bool) -> Outputs {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("r.csv");
     let json = dir.path().join("r.json");
-    let mut cmd = ncclbench();
-    cmd.args([
-        "all_reduce",
-        "--backend",
-        "host",
-        "-g",
-        "2",
-        "-b",
-        "8",
-        "-e",
-        "64",
-        "-f",
-        "2",
-    ])
-    .arg("--csv")
-    .arg(&csv)
-    .arg("--json")
-    .arg(&json)
-    .env("NCCL_COMM_ID", format!("{IP}:5000"))
-    .env("NCCL_DEBUG_FILE", format!("/home/{USER}/nccl.%h.log"))
-    .env("UCX_API_TOKEN", SECRET)
-    .env("OMPI_MCA_test_ptr", POINTER)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    let mut cmd = bin::command("all_reduce --backend host -g 2 -b 8 -e 64 -f 2");
+    cmd.arg("--csv")
+        .arg(&csv)
+        .arg("--json")
+        .arg(&json)
+        .env("NCCL_COMM_ID", format!("{IP}:5000"))
+        .env("NCCL_DEBUG_FILE", format!("/home/{USER}/nccl.%h.log"))
+        .env("UCX_API_TOKEN", SECRET)
+        .env("OMPI_MCA_test_ptr", POINTER)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     if redact {
         cmd.arg("--redact");
     }
@@ -110,7 +97,7 @@ fn leaks(o: &Outputs) -> Vec<String> {
 
 #[test]
 fn nothing_identifying_survives_redaction_in_any_output() {
-    let plain = run(false);
+    let plain = outputs(false);
     let shown = leaks(&plain);
     for must in [
         "sidecar: hunter2",
@@ -124,13 +111,13 @@ fn nothing_identifying_survives_redaction_in_any_output() {
             "without --redact the run records identifying text ({must}); found {shown:?}"
         );
     }
-    let redacted = run(true);
+    let redacted = outputs(true);
     assert_eq!(leaks(&redacted), Vec::<String>::new());
 }
 
 #[test]
 fn the_environment_record_names_the_run_and_its_system() {
-    let o = run(false);
+    let o = outputs(false);
     let sidecar: serde_json::Value = serde_json::from_str(&o.files[2].1).unwrap();
     assert_eq!(sidecar["schema"], "ncclbench-run-env/1");
     assert_eq!(sidecar["backend"], "host");

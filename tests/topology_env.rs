@@ -8,30 +8,17 @@
 //! prove the record is refreshed at the end of the run (the connections are not in the log
 //! when the outputs begin), and that everything else stays unknown rather than guessed.
 
-use crate::support::bin::ncclbench;
-use crate::support::fake_nccl::fake_env;
+use crate::support::bin;
+use crate::support::fake_nccl::fake_command;
 use serde_json::Value;
 use std::path::Path;
 
 /// Runs ncclbench on fake-nccl 2.27.3 in `dir` with `args`; returns stdout after checking the
 /// exit status.
-fn run(dir: &Path, args: &str) -> String {
-    let mut cmd = ncclbench();
-    fake_env(&mut cmd);
-    cmd.current_dir(dir).args(args.split_whitespace());
-    for k in ["NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"] {
-        cmd.env_remove(k);
-    }
-    cmd.env("FAKE_NCCL_VERSION", "22703");
-    let o = cmd.output().expect("run ncclbench");
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "`{args}`:\n{out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
+fn fake_2_27(dir: &Path, args: &str) -> String {
+    let r = bin::run(fake_command(args, &[("FAKE_NCCL_VERSION", "22703")]).current_dir(dir));
+    assert_eq!(r.code, Some(0), "`{args}`:\n{}\n{}", r.out, r.err);
+    r.out
 }
 
 fn read_json(path: &Path) -> Value {
@@ -46,7 +33,7 @@ const RUN: &str = "all_reduce -g 2 -b 1K -e 4K -f 2 -n 1 -w 1 --backend nccl";
 #[test]
 fn tuning_run_records_the_logs_topology_in_json_and_sidecar() {
     let dir = tempfile::tempdir().unwrap();
-    run(
+    fake_2_27(
         dir.path(),
         &format!("{RUN} --tuning --csv out.csv --json out.json"),
     );
@@ -100,7 +87,7 @@ fn tuning_run_records_the_logs_topology_in_json_and_sidecar() {
 #[test]
 fn run_without_tuning_records_no_topology() {
     let dir = tempfile::tempdir().unwrap();
-    run(dir.path(), &format!("{RUN} --json out.json"));
+    fake_2_27(dir.path(), &format!("{RUN} --json out.json"));
     let doc = read_json(&dir.path().join("out.json"));
     let env = doc["ncclbench"]["environment"].as_object().unwrap();
     assert!(env.contains_key("hostnames") && !env.contains_key("topology"));
@@ -111,7 +98,7 @@ fn run_without_tuning_records_no_topology() {
 #[test]
 fn redacted_run_masks_the_topologys_hosts() {
     let dir = tempfile::tempdir().unwrap();
-    run(
+    fake_2_27(
         dir.path(),
         &format!("{RUN} --tuning --redact --json out.json"),
     );

@@ -14,6 +14,7 @@ pub(crate) mod fixture;
 pub mod input;
 pub mod inspector;
 pub mod log_findings;
+pub(crate) mod out_dir;
 pub mod plot;
 pub mod production;
 pub mod read;

@@ -13,7 +13,11 @@ pub mod interrupt;
 pub mod numeric;
 pub mod op;
 pub mod parallel;
+#[cfg(any(test, feature = "test-hooks"))]
+#[doc(hidden)]
+pub mod real_fixtures;
 pub mod redact;
 pub mod reduce;
 pub mod stats;
+pub mod test_hooks;
 pub mod units;

@@ -3,21 +3,15 @@
 //! readers cover every layout; this keeps the fit tests independent of them).
 
 use super::synthetic::row;
-use crate::support::bin::real_fixtures;
 use ncclbench::analysis::input::{InputRow, ReadSet};
 use ncclbench::core::collective::Collective;
+use ncclbench::core::real_fixtures;
 use ncclbench::result::Placement;
 use std::path::PathBuf;
 
-/// Path of a fixture, or `None` (with a message) when the shared folder is absent.
+/// Path of a fixture, or `None` (with a message; a failure under `CI=true`) when absent.
 pub fn fixture(name: &str) -> Option<PathBuf> {
-    let path = real_fixtures().join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipping: {} not found", path.display());
-        None
-    }
+    real_fixtures::path(name)
 }
 
 /// Rows of every current-layout table in `text`: the collective from `Collective test

@@ -12,6 +12,13 @@ pub fn ncclbench() -> Command {
     Command::new(EXE)
 }
 
+/// `ncclbench <args>`, the arguments split at white space.
+pub fn command(args: &str) -> Command {
+    let mut cmd = ncclbench();
+    cmd.args(args.split_whitespace());
+    cmd
+}
+
 /// The repository root (the ncclbench package's directory).
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,12 +27,6 @@ pub fn root() -> &'static Path {
 /// `tests/data/<rel>`: the committed test inputs and golden files.
 pub fn data(rel: &str) -> PathBuf {
     root().join("tests/data").join(rel)
-}
-
-/// `../shared/fixtures/real`: real published logs and tables, never copied into the repository
-/// (absent on some machines; the tests that read it skip then).
-pub fn real_fixtures() -> PathBuf {
-    root().join("../shared/fixtures/real")
 }
 
 /// What a finished run left: its exit code and its output as (lossy) text.
@@ -43,4 +44,9 @@ pub fn run(cmd: &mut Command) -> Run {
         out: String::from_utf8_lossy(&o.stdout).into_owned(),
         err: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
+}
+
+/// Runs `ncclbench <args>` (split at white space) to the end with its output captured.
+pub fn run_args(args: &str) -> Run {
+    run(&mut command(args))
 }

@@ -73,15 +73,21 @@ pub fn fake_env(cmd: &mut Command) -> &mut Command {
         .env("NCCLBENCH_NCCL_LIB", dir.join("libnccl.so.2"))
 }
 
+/// `ncclbench <args>` on the fake with extra environment variables; the caller's NCCL debug
+/// settings are dropped (they would add lines to the output under test).
+pub fn fake_command(args: &str, envs: &[(&str, &str)]) -> Command {
+    let mut cmd = crate::support::bin::command(args);
+    fake_env(&mut cmd);
+    for k in ["NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"] {
+        cmd.env_remove(k);
+    }
+    cmd.envs(envs.iter().copied());
+    cmd
+}
+
 /// Runs `ncclbench <args>` on the fake with extra environment variables.
 pub fn run_fake(args: &str, envs: &[(&str, &str)]) -> crate::support::bin::Run {
-    let mut cmd = crate::support::bin::ncclbench();
-    fake_env(&mut cmd);
-    cmd.args(args.split_whitespace());
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    crate::support::bin::run(&mut cmd)
+    crate::support::bin::run(&mut fake_command(args, envs))
 }
 
 /// Data rows of a text table, split on whitespace.

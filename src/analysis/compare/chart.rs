@@ -4,8 +4,8 @@
 //! legend and escaping, so nothing non-finite is ever written).
 
 use super::model::CurveComparison;
-use crate::analysis::plot::frame::{Chart, LegendItem, Mark, BOTTOM, LEFT, RIGHT, TOP};
-use crate::analysis::plot::scale::{self, transform, Axis, Kind};
+use crate::analysis::plot::axes;
+use crate::analysis::plot::frame::{Chart, LegendItem, Mark};
 use crate::analysis::plot::svg::Stroke;
 
 /// Line colours of curves 1, 2, ... (cycled).
@@ -40,43 +40,11 @@ fn short(c: &CurveComparison) -> String {
     parts.join(" ")
 }
 
-/// The log2 size axis over every compared size, half a doubling of margin each side.
-fn size_axis(curves: &[&CurveComparison]) -> Axis {
-    let ts = curves
-        .iter()
-        .flat_map(|c| c.sizes.iter())
-        .filter_map(|s| transform(Kind::Log2, s.bytes as f64));
-    let (lo, hi) = ts.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
-        (lo.min(t), hi.max(t))
-    });
-    let (lo, hi) = if lo > hi {
-        (0.0, 10.0)
-    } else if hi - lo < 2.0 {
-        ((lo + hi) / 2.0 - 1.5, (lo + hi) / 2.0 + 1.5)
-    } else {
-        (lo - 0.5, hi + 0.5)
-    };
-    Axis::new(Kind::Log2, lo, hi, LEFT, RIGHT)
-}
-
 /// The chart of one collective's curves, a standalone SVG document.
 pub(crate) fn busbw_svg(collective: &str, curves: &[&CurveComparison]) -> String {
-    let x = size_axis(curves);
-    let top = curves
-        .iter()
-        .flat_map(|c| c.sizes.iter())
-        .flat_map(|s| [s.before.busbw_gbs, s.after.busbw_gbs])
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .fold(0.0, f64::max);
-    let top = if top > 0.0 { top * 1.05 } else { 1.0 };
-    let step = scale::nice_step(top, 6.0);
-    let y = Axis::new(
-        Kind::Linear,
-        0.0,
-        (top / step).ceil().max(1.0) * step,
-        BOTTOM,
-        TOP,
-    );
+    let sizes = curves.iter().flat_map(|c| c.sizes.iter());
+    let x = axes::size_axis(sizes.clone().map(|s| s.bytes as f64), true);
+    let (y, step) = axes::busbw_axis(sizes.flat_map(|s| [s.before.busbw_gbs, s.after.busbw_gbs]));
     let (slower, faster): (usize, usize) = curves
         .iter()
         .fold((0, 0), |(s, f), c| (s + c.slower, f + c.faster));
@@ -89,12 +57,7 @@ pub(crate) fn busbw_svg(collective: &str, curves: &[&CurveComparison]) -> String
         x,
         y,
     );
-    chart.axes(
-        &scale::size_ticks(&x),
-        &scale::linear_ticks(&y, step),
-        "message size (bytes, log2 scale)",
-        "bus bandwidth (GB/s)",
-    );
+    axes::draw_busbw_axes(&mut chart, step);
     let mut legend = Vec::new();
     chart.svg.open_group("curves");
     for (i, c) in curves.iter().enumerate() {

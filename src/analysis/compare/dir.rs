@@ -3,6 +3,7 @@
 
 use super::model::{Comparison, CurveComparison};
 use super::{chart, json, text};
+use crate::analysis::out_dir::OutDir;
 use crate::analysis::plot;
 use crate::core::error::Error;
 use std::path::{Path, PathBuf};
@@ -38,23 +39,10 @@ fn slug(name: &str, seen: &mut Vec<String>) -> String {
 
 /// Writes the reports and charts; returns the paths written.
 pub(crate) fn write(cmp: &Comparison, dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = Vec::new();
-    let mut put = |name: String, bytes: &[u8]| -> Result<(), Error> {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(path);
-        Ok(())
-    };
-    put("compare.txt".into(), text::render(cmp).as_bytes())?;
-    put("compare.md".into(), text::render_markdown(cmp).as_bytes())?;
-    put("compare.json".into(), json::render(cmp).as_bytes())?;
+    let mut out = OutDir::create(dir)?;
+    out.put("compare.txt", text::render(cmp).as_bytes())?;
+    out.put("compare.md", text::render_markdown(cmp).as_bytes())?;
+    out.put("compare.json", json::render(cmp).as_bytes())?;
     let mut collectives: Vec<&str> = cmp
         .curves
         .iter()
@@ -70,8 +58,8 @@ pub(crate) fn write(cmp: &Comparison, dir: &Path) -> Result<Vec<PathBuf>, Error>
             .collect();
         let svg = chart::busbw_svg(name, &curves);
         let stem = slug(name, &mut seen);
-        put(format!("{stem}.busbw.svg"), svg.as_bytes())?;
-        put(format!("{stem}.busbw.png"), &plot::svg_to_png(&svg)?)?;
+        out.put(format!("{stem}.busbw.svg"), svg.as_bytes())?;
+        out.put(format!("{stem}.busbw.png"), &plot::svg_to_png(&svg)?)?;
     }
-    Ok(written)
+    Ok(out.written())
 }

@@ -3,11 +3,11 @@
 //! algorithm/protocol bands when the points carry tuning annotations.
 
 use crate::analysis::curve::CurveReport;
-use crate::analysis::plot::common;
 use crate::analysis::plot::frame::{Chart, LegendItem, Mark, BOTTOM, TOP};
 use crate::analysis::plot::model::{self, Band};
-use crate::analysis::plot::scale::{self, Axis, Kind};
+use crate::analysis::plot::scale::Axis;
 use crate::analysis::plot::svg::{Stroke, TextStyle};
+use crate::analysis::plot::{axes, common};
 use crate::analysis::units;
 
 /// Colour of the half-performance marker.
@@ -20,10 +20,7 @@ const PLATEAU_COLOR: &str = "#343a40";
 /// The chart as a standalone SVG document.
 pub(crate) fn chart(c: &CurveReport) -> String {
     let x = model::size_axis(c);
-    let top = y_top(c, &x);
-    let step = scale::nice_step(top, 6.0);
-    let y_hi = (top / step).ceil().max(1.0) * step;
-    let y = Axis::new(Kind::Linear, 0.0, y_hi, BOTTOM, TOP);
+    let (y, step) = axes::busbw_axis(y_values(c, &x));
     let mut chart = Chart::new(
         &format!("{}: busbw versus size", units::key_label(c)),
         &common::subtitle(c),
@@ -32,12 +29,7 @@ pub(crate) fn chart(c: &CurveReport) -> String {
     );
     let bands = model::bands(c);
     draw_bands(&mut chart, &bands);
-    chart.axes(
-        &scale::size_ticks(&x),
-        &scale::linear_ticks(&y, step),
-        "message size (bytes, log2 scale)",
-        "bus bandwidth (GB/s)",
-    );
+    axes::draw_busbw_axes(&mut chart, step);
     let mut legend =
         common::model_lines(&mut chart, c, |r, s| model::busbw_gbs(r, c.busbw_factor, s));
     legend.extend(plateau(&mut chart, c));
@@ -65,8 +57,8 @@ pub(crate) fn chart(c: &CurveReport) -> String {
     chart.finish()
 }
 
-/// The highest busbw to show: points (with whiskers), plateaus and model ends, plus 5%.
-fn y_top(c: &CurveReport, x: &Axis) -> f64 {
+/// The busbw values the axis must show: points (with whiskers), plateaus and model ends.
+fn y_values(c: &CurveReport, x: &Axis) -> Vec<f64> {
     let points = model::drawable(c).into_iter().flat_map(|p| {
         let hi = p.busbw_gbs * p.time_us / p.time_min_us;
         [p.busbw_gbs, hi]
@@ -75,16 +67,10 @@ fn y_top(c: &CurveReport, x: &Axis) -> f64 {
         let sizes = model::regime_sizes(r, x);
         model::busbw_gbs(r, c.busbw_factor, *sizes.last()?)
     });
-    let top = points
+    points
         .chain(fit)
         .chain([c.plateau_busbw_gbs, c.plateau_busbw_fit_gbs])
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .fold(0.0, f64::max);
-    if top > 0.0 {
-        top * 1.05
-    } else {
-        1.0
-    }
+        .collect()
 }
 
 /// Shaded spans of NCCL's choices, labelled above the plot area when the label fits.

@@ -13,6 +13,7 @@
 use crate::analysis::curve::CurveReport;
 use crate::core::error::Error;
 
+pub(crate) mod axes;
 mod busbw;
 mod common;
 pub(crate) mod frame;

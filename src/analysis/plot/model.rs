@@ -5,7 +5,7 @@
 //! `algbw(S) = S / T(S)` and `busbw(S) = algbw(S) x factor`.
 
 use crate::analysis::curve::{CurvePoint, CurveReport, Regime};
-use crate::analysis::plot::frame::{LEFT, RIGHT};
+use crate::analysis::plot::axes;
 use crate::analysis::plot::scale::{transform, Axis, Kind};
 use crate::analysis::units;
 
@@ -86,20 +86,8 @@ pub(crate) fn size_axis(c: &CurveReport) -> Axis {
     let sizes = pts
         .iter()
         .map(|p| p.bytes)
-        .chain(c.regimes.iter().flat_map(|r| [r.from_bytes, r.to_bytes]))
-        .filter_map(|b| transform(Kind::Log2, b as f64));
-    let (lo, hi) = sizes.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
-        (lo.min(t), hi.max(t))
-    });
-    let (lo, hi) = if lo > hi {
-        (0.0, 10.0)
-    } else if hi - lo < 2.0 {
-        let mid = (lo + hi) / 2.0;
-        (mid - 1.5, mid + 1.5)
-    } else {
-        (lo - 0.5, hi + 0.5)
-    };
-    Axis::new(Kind::Log2, lo, hi, LEFT, RIGHT)
+        .chain(c.regimes.iter().flat_map(|r| [r.from_bytes, r.to_bytes]));
+    axes::size_axis(sizes.map(|b| b as f64), true)
 }
 
 /// A run of consecutive points with the same algorithm/protocol.

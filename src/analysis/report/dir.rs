@@ -2,6 +2,7 @@
 //! `index.md` that links each curve to its files.
 
 use crate::analysis::curve::Analysis;
+use crate::analysis::out_dir::OutDir;
 use crate::analysis::plot;
 use crate::analysis::report::{charts, html, json, markdown, Charts};
 use crate::analysis::units;
@@ -10,39 +11,23 @@ use std::path::{Path, PathBuf};
 
 /// Writes everything (see [`crate::analysis::report::write_dir`]) and returns the paths.
 pub(crate) fn write(analysis: &Analysis, dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let mut out = OutDir::create(dir)?;
     let charts = charts(analysis);
-    let mut written = Vec::new();
-    let mut put = |name: String, bytes: &[u8]| -> Result<(), Error> {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(path);
-        Ok(())
-    };
     for (ch, [busbw_png, time_png]) in charts.iter().zip(pngs(&charts)?) {
-        put(format!("{}.busbw.svg", ch.slug), ch.busbw_svg.as_bytes())?;
-        put(format!("{}.busbw.png", ch.slug), &busbw_png)?;
-        put(format!("{}.time.svg", ch.slug), ch.time_svg.as_bytes())?;
-        put(format!("{}.time.png", ch.slug), &time_png)?;
+        out.put(format!("{}.busbw.svg", ch.slug), ch.busbw_svg.as_bytes())?;
+        out.put(format!("{}.busbw.png", ch.slug), &busbw_png)?;
+        out.put(format!("{}.time.svg", ch.slug), ch.time_svg.as_bytes())?;
+        out.put(format!("{}.time.png", ch.slug), &time_png)?;
     }
     let slugs: Vec<String> = charts.iter().map(|c| c.slug.clone()).collect();
-    put(
-        "report.md".into(),
+    out.put(
+        "report.md",
         markdown::render(analysis, Some(&slugs)).as_bytes(),
     )?;
-    put(
-        "report.html".into(),
-        html::render(analysis, &charts).as_bytes(),
-    )?;
-    put("analysis.json".into(), json::render(analysis).as_bytes())?;
-    put("index.md".into(), index(analysis, &charts).as_bytes())?;
-    Ok(written)
+    out.put("report.html", html::render(analysis, &charts).as_bytes())?;
+    out.put("analysis.json", json::render(analysis).as_bytes())?;
+    out.put("index.md", index(analysis, &charts).as_bytes())?;
+    Ok(out.written())
 }
 
 /// Both PNGs of every curve, rasterised on all cores (about 0.1 s per chart on one core, so

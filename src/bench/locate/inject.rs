@@ -1,4 +1,5 @@
-//! Test-only fault switches of `ncclbench locate`, inert unless set (like the hang switches
+//! Test-only fault switches of `ncclbench locate` (read through [`crate::core::test_hooks`]:
+//! `test-hooks` builds only), inert unless set (like the hang switches
 //! `NCCLBENCH_TEST_STALL_RANK`, which locate also obeys through the MPI backend):
 //!
 //! * `NCCLBENCH_TEST_HOSTNAMES=a,a,b,b`: each global rank's host name (so the processes of one

@@ -12,70 +12,11 @@
 //! only, never next to a stream such as `/dev/null`.
 
 use crate::bench::output::{files, Sink};
-use crate::result::tuning::Tuning;
 use crate::result::{Measurement, Placement, RowKey, RunMeta};
+use columns::Line;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-
-/// The columns every CSV file has, in order.
-pub const CSV_COLUMNS: &[&str] = &[
-    "cycle",
-    "collective",
-    "dtype",
-    "op",
-    "root",
-    "nranks",
-    "placement",
-    "bytes",
-    "count",
-    "time_us",
-    "algbw_gbs",
-    "busbw_gbs",
-    "wrong",
-    "backend",
-    "cputime_us",
-    "timestamp",
-    "algo",
-    "proto",
-    "channels",
-    "nccl_model_time_us",
-    "decision",
-];
-
-/// The columns appended when per-iteration timing (`-I 1`) is on.
-pub const CSV_ITER_COLUMNS: &[&str] = &[
-    "iter_skipped",
-    "iter_min_us",
-    "iter_max_us",
-    "iter_mean_us",
-    "iter_p50_us",
-    "iter_p95_us",
-    "iter_p99_us",
-    "iter_stdev_us",
-    "iter_cv_pct",
-];
-
-/// The columns appended with `--per-group`: `all` and two empty fields on the aggregate's
-/// lines; on a group's line (after the aggregate line of the same placement) its colour, its
-/// job-wide ranks and its hosts, each list separated by spaces.
-pub const CSV_GROUP_COLUMNS: &[&str] = &["group", "group_ranks", "group_hosts"];
-
-/// The `algo`, `proto`, `channels`, `nccl_model_time_us` and `decision` fields (`--tuning`):
-/// empty without it or without a decision line; a mixed measurement lists its distinct
-/// decisions, aligned, separated by `|`.
-fn tuning_fields(t: Option<&Tuning>) -> [String; 5] {
-    match t {
-        None => Default::default(),
-        Some(t) => [
-            t.algo_text(),
-            t.proto_text(),
-            t.channels_text(),
-            t.model_time_text(),
-            t.kind().to_string(),
-        ],
-    }
-}
 
 /// Local time as `%Y-%m-%d %H:%M:%S`.
 fn local_now() -> String {
@@ -194,75 +135,57 @@ impl Sink for CsvSink {
         self.backend = meta.backend.clone();
         self.per_iter = meta.per_iter;
         self.groups = meta.groups.clone();
-        let mut header: Vec<String> = CSV_COLUMNS.iter().map(|c| c.to_string()).collect();
-        if self.per_iter {
-            header.extend(CSV_ITER_COLUMNS.iter().map(|c| c.to_string()));
-        }
-        if !self.groups.is_empty() {
-            header.extend(CSV_GROUP_COLUMNS.iter().map(|c| c.to_string()));
-        }
+        let header = columns::header(&columns::of_file(self.per_iter, !self.groups.is_empty()));
         let path = self.path.clone();
         self.write_line(&header).map_err(|e| files::named(&path, e))
     }
 
     fn placement_done(&mut self, key: &RowKey, p: Placement, m: &Measurement) -> io::Result<()> {
         let timestamp = (self.clock)();
-        let mut fields = vec![
-            key.cycle.to_string(),
-            key.collective.name().to_string(),
-            key.dtype.name().to_string(),
-            key.op_label().to_string(),
-            key.root_value().to_string(),
-            key.nranks.to_string(),
-            p.name().to_string(),
-            key.bytes.to_string(),
-            key.count.to_string(),
-            m.time_us.to_string(),
-            m.algbw_gbs.to_string(),
-            m.busbw_gbs.to_string(),
-            m.wrong.map(|w| w.to_string()).unwrap_or_default(),
-            self.backend.clone(),
-            m.cputime_us.to_string(),
-            timestamp.clone(),
-        ];
-        fields.extend(tuning_fields(m.tuning.as_ref()));
-        if self.per_iter {
-            match &m.iter {
-                Some(it) => {
-                    fields.push(it.skipped.to_string());
-                    fields.extend(
-                        [
-                            it.min_us,
-                            it.max_us,
-                            it.mean_us,
-                            it.p50_us,
-                            it.p95_us,
-                            it.p99_us,
-                            it.stdev_us,
-                            it.cv_pct,
-                        ]
-                        .map(|v| v.to_string()),
-                    );
-                }
-                None => fields.extend(CSV_ITER_COLUMNS.iter().map(|_| String::new())),
-            }
+        let columns = columns::of_file(self.per_iter, !self.groups.is_empty());
+        let aggregate = Line {
+            key,
+            placement: p,
+            nranks: key.nranks,
+            time_us: m.time_us,
+            algbw_gbs: m.algbw_gbs,
+            busbw_gbs: m.busbw_gbs,
+            wrong: m.wrong,
+            backend: &self.backend,
+            cputime_us: Some(m.cputime_us),
+            timestamp: &timestamp,
+            tuning: m.tuning.as_ref(),
+            iter: m.iter.as_ref(),
+            group: None,
+        };
+        let mut lines = vec![columns::record(&columns, &aggregate)];
+        // A group's line follows its aggregate's: the same key with the group's rank count and
+        // figures; no host enqueue time, decisions or per-iteration data (those are per process).
+        for g in m.groups.iter().filter(|_| !self.groups.is_empty()) {
+            let info = self.groups.iter().find(|i| i.group == g.group);
+            let line = Line {
+                nranks: g.nranks,
+                time_us: g.time_us,
+                algbw_gbs: g.algbw_gbs,
+                busbw_gbs: g.busbw_gbs,
+                wrong: g.wrong,
+                cputime_us: None,
+                tuning: None,
+                iter: None,
+                group: Some((g.group, info)),
+                ..aggregate
+            };
+            lines.push(columns::record(&columns, &line));
         }
         let path = self.path.clone();
-        if self.groups.is_empty() {
-            return self.write_line(&fields).map_err(|e| files::named(&path, e));
-        }
-        fields.extend(["all".to_string(), String::new(), String::new()]);
-        self.write_line(&fields)
-            .map_err(|e| files::named(&path, e))?;
-        for g in &m.groups {
-            let info = self.groups.iter().find(|i| i.group == g.group);
-            let line = groups::line(key, p, g, info, &self.backend, self.per_iter, &timestamp);
-            self.write_line(&line).map_err(|e| files::named(&path, e))?;
+        for line in &lines {
+            self.write_line(line).map_err(|e| files::named(&path, e))?;
         }
         Ok(())
     }
 }
 
-mod groups;
+mod columns;
+pub use columns::{names, Column, CSV_COLUMNS, CSV_GROUP_COLUMNS, CSV_ITER_COLUMNS};
 #[cfg(test)]
 mod tests;

@@ -61,7 +61,7 @@ pub(crate) fn measure(
         pair_rounds: 3,
         floors,
     };
-    let switches = Switches::from(|k| std::env::var(k).ok()).map_err(Error::Usage)?;
+    let switches = Switches::from(crate::core::test_hooks::var).map_err(Error::Usage)?;
     let mut coord = join.coordinator();
     let root = coord.rank() == 0;
     let mut say = |line: &str| {

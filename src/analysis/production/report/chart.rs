@@ -4,8 +4,8 @@
 //! communication time, one colour per communicator.
 
 use crate::analysis::curve::CurveReport;
-use crate::analysis::plot::frame::{Chart, LegendItem, Mark, BOTTOM, LEFT, RIGHT, TOP};
-use crate::analysis::plot::scale::{self, transform, Axis, Kind};
+use crate::analysis::plot::axes;
+use crate::analysis::plot::frame::{Chart, LegendItem, Mark};
 use crate::analysis::plot::svg::Stroke;
 use crate::analysis::production::model::Group;
 use crate::analysis::production::report::tables;
@@ -21,37 +21,10 @@ const COMM_COLORS: [&str; 6] = [
 /// The chart as a standalone SVG document; `groups` are the job's groups of this curve's
 /// collective and rank count.
 pub(crate) fn chart(curve: &CurveReport, groups: &[&Group]) -> String {
-    let sizes = curve
-        .points
-        .iter()
-        .map(|p| p.bytes as f64)
-        .chain(groups.iter().map(|g| g.bytes as f64))
-        .filter_map(|b| transform(Kind::Log2, b));
-    let (lo, hi) = sizes.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), t| {
-        (l.min(t), h.max(t))
-    });
-    let (lo, hi) = if lo > hi {
-        (0.0, 10.0)
-    } else {
-        (lo - 0.5, hi + 0.5)
-    };
-    let x = Axis::new(Kind::Log2, lo, hi, LEFT, RIGHT);
-    let top = curve
-        .points
-        .iter()
-        .map(|p| p.busbw_gbs)
-        .chain(groups.iter().map(|g| g.busbw_gbs.p95))
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max);
-    let top = if top > 0.0 { top * 1.05 } else { 1.0 };
-    let step = scale::nice_step(top, 6.0);
-    let y = Axis::new(
-        Kind::Linear,
-        0.0,
-        (top / step).ceil().max(1.0) * step,
-        BOTTOM,
-        TOP,
-    );
+    let sizes = curve.points.iter().map(|p| p.bytes as f64);
+    let x = axes::size_axis(sizes.chain(groups.iter().map(|g| g.bytes as f64)), false);
+    let bw = curve.points.iter().map(|p| p.busbw_gbs);
+    let (y, step) = axes::busbw_axis(bw.chain(groups.iter().map(|g| g.busbw_gbs.p95)));
     let mut chart = Chart::new(
         &format!("{}: the job against the benchmark", units::key_label(curve)),
         &format!(
@@ -61,12 +34,7 @@ pub(crate) fn chart(curve: &CurveReport, groups: &[&Group]) -> String {
         x,
         y,
     );
-    chart.axes(
-        &scale::size_ticks(&x),
-        &scale::linear_ticks(&y, step),
-        "message size (bytes, log2 scale)",
-        "bus bandwidth (GB/s)",
-    );
+    axes::draw_busbw_axes(&mut chart, step);
     let mut legend = Vec::new();
     chart.svg.open_group("benchmark");
     let mut pts: Vec<(f64, f64)> = curve

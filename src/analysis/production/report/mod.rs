@@ -8,6 +8,7 @@ pub mod json;
 mod tables;
 mod text;
 
+use crate::analysis::out_dir::OutDir;
 use crate::analysis::production::baseline::Baseline;
 use crate::analysis::production::model::Report;
 use crate::core::error::Error;
@@ -44,11 +45,7 @@ pub fn render_html(r: &Report, base: Option<&Baseline>) -> String {
 /// baseline has a curve for, `production-<collective>-<n>ranks.svg` and `.png` into `dir`
 /// (created when missing); returns the paths written.
 pub fn write_dir(r: &Report, base: Option<&Baseline>, dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut out = OutDir::create(dir)?;
     let charts = html::charts(r, base);
     let pngs: Vec<Vec<u8>> =
         crate::core::parallel::map(&charts, |(_, svg)| crate::analysis::plot::svg_to_png(svg))
@@ -66,11 +63,8 @@ pub fn write_dir(r: &Report, base: Option<&Baseline>, dir: &Path) -> Result<Vec<
         files.push((format!("production-{stem}.svg"), svg.into_bytes()));
         files.push((format!("production-{stem}.png"), png));
     }
-    let mut written = Vec::new();
     for (name, body) in files {
-        let path = dir.join(name);
-        std::fs::write(&path, body).map_err(io(&path))?;
-        written.push(path);
+        out.put(name, &body)?;
     }
-    Ok(written)
+    Ok(out.written())
 }

@@ -1,28 +1,19 @@
 //! Real published nccl-tests outputs from `../shared/fixtures/real/` (each test skips with a
-//! message when that folder is absent): exact row and skip counts and a few exact values.
+//! message when that folder is absent, and fails under `CI=true`): exact row and skip counts and a few exact values.
 
 use super::*;
 use crate::analysis::read::read_files;
+use crate::core::real_fixtures;
 use crate::result::Placement;
 
-/// The fixture folder, or `None` (with a message) when this checkout has no `../shared`.
+/// The fixture folder, when present (see [`real_fixtures`]).
 fn fixtures_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: {} is absent", dir.display());
-        None
-    }
+    real_fixtures::path("")
 }
 
 /// Reads one fixture; `None` when fixtures are absent.
 fn fixture(name: &str) -> Option<ReadSet> {
-    let path = fixtures_dir()?.join(name);
-    if !path.exists() {
-        eprintln!("skipping: {} is absent", path.display());
-        return None;
-    }
+    let path = real_fixtures::path(name)?;
     Some(read_files(&[path]).unwrap_or_else(|e| panic!("{name}: {e}")))
 }
 

@@ -1,4 +1,5 @@
-//! Hidden test switches of the host backend, read once per backend from the environment (the
+//! Hidden test switches of the host backend ([`crate::core::test_hooks`]: `test-hooks` builds
+//! only), read once per backend from the environment (the
 //! MPI backend has its own, see `src/mpi/track.rs`). They let end-to-end tests of whole
 //! commands (`accept`) produce a hang and wrong data without a GPU:
 //!
@@ -10,6 +11,7 @@
 
 use super::gate::Gate;
 use crate::bench::backend::{BufPtr, Call};
+use crate::core::test_hooks;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,7 +28,7 @@ pub(super) struct Switches {
 }
 
 fn number(name: &str) -> Option<u64> {
-    std::env::var(name).ok()?.trim().parse().ok()
+    test_hooks::var(name)?.trim().parse().ok()
 }
 
 impl Switches {

@@ -2,7 +2,7 @@
 //! enters and leaves it, so the sequence numbers agree across ranks; the out-of-band thread
 //! reads a snapshot at any time (also while the main thread is stuck inside MPI).
 //!
-//! Three hidden test switches act here: `NCCLBENCH_TEST_STALL_RANK=r` stalls world rank r
+//! Three hidden test switches act here ([`crate::core::test_hooks`]: `test-hooks` builds only): `NCCLBENCH_TEST_STALL_RANK=r` stalls world rank r
 //! before op `NCCLBENCH_TEST_STALL_OP` (default 10), `NCCLBENCH_TEST_DIE_RANK=r` kills it
 //! with SIGKILL there (`NCCLBENCH_TEST_DIE_OP`, default 10), and `NCCLBENCH_TEST_SLOW_RANK=r`
 //! holds it for `NCCLBENCH_TEST_SLOW_MS` (default 300) after op `NCCLBENCH_TEST_SLOW_OP`
@@ -10,6 +10,7 @@
 //! rank r alone (a straggler in `-I` per-process times), not on every rank.
 
 use crate::bench::job::hang::Progress;
+use crate::core::test_hooks;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -22,9 +23,8 @@ pub struct Tracker {
 }
 
 fn switch(rank: usize, rank_var: &str, op_var: &str) -> Option<u64> {
-    let r: usize = std::env::var(rank_var).ok()?.trim().parse().ok()?;
-    let op = std::env::var(op_var)
-        .ok()
+    let r: usize = test_hooks::var(rank_var)?.trim().parse().ok()?;
+    let op = test_hooks::var(op_var)
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(10);
     (r == rank).then_some(op)
@@ -75,8 +75,7 @@ impl Tracker {
     /// Marks op `seq` complete.
     pub fn done(&self, seq: u64) {
         if self.slow_at == Some(seq) {
-            let ms = std::env::var("NCCLBENCH_TEST_SLOW_MS")
-                .ok()
+            let ms = test_hooks::var("NCCLBENCH_TEST_SLOW_MS")
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(300);
             std::thread::sleep(Duration::from_millis(ms));

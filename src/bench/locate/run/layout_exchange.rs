@@ -68,7 +68,7 @@ fn layout_message(nranks: usize, got: &[Option<String>]) -> Result<String, Error
             "locate: no process drives rank {r}"
         )));
     }
-    let switch = std::env::var("NCCLBENCH_TEST_HOSTNAMES").ok();
+    let switch = crate::core::test_hooks::var("NCCLBENCH_TEST_HOSTNAMES");
     let hosts = hosts_with_test_names(hosts, switch.as_deref()).map_err(Error::Usage)?;
     lines.extend(hosts.iter().map(|h| format!("H\t{h}")));
     Ok(lines.join("\n"))

@@ -1,7 +1,7 @@
 //! CSV sink tests: exact file contents, per-iteration columns, quoting, and that a run cut
 //! short keeps every line written so far.
 
-use super::{CsvSink, CSV_COLUMNS, CSV_ITER_COLUMNS};
+use super::{names, CsvSink, CSV_COLUMNS, CSV_ITER_COLUMNS};
 use crate::bench::output::testdata::{drive, iter_stats, meta, rows, summary};
 use crate::bench::output::Sink;
 use crate::core::collective::Collective;
@@ -33,7 +33,7 @@ fn small_run_writes_header_and_one_line_per_placement() {
             "0,broadcast,float,none,2,8,in_place,134217728,33554432,1230,109.12,190.96,,nccl,123,2026-07-09 16:03:22,,,,,\n",
         )
     );
-    assert_eq!(text.lines().next().unwrap(), CSV_COLUMNS.join(","));
+    assert_eq!(text.lines().next().unwrap(), names(CSV_COLUMNS));
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn per_iteration_runs_add_the_iter_columns() {
     drive(&mut s, &m, &rs, &summary());
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    let header = [CSV_COLUMNS, CSV_ITER_COLUMNS].concat().join(",");
+    let header = names(CSV_COLUMNS) + "," + &names(CSV_ITER_COLUMNS);
     assert_eq!(lines[0], header);
     assert!(
         lines[1].ends_with("2026-07-09 16:03:22,,,,,,1,11.5,14.25,12.5,12.25,14,14.25,0.75,6"),
@@ -123,7 +123,7 @@ fn begin_never_overwrites_an_existing_file() {
     assert_eq!(s.path(), dir.path().join("r.csv.0"));
     assert_eq!(
         std::fs::read_to_string(s.path()).unwrap(),
-        CSV_COLUMNS.join(",") + "\n"
+        names(CSV_COLUMNS) + "\n"
     );
 }
 

@@ -10,17 +10,10 @@ use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::result::{Measurement, RowKey};
-use std::path::Path;
 
-/// The fixture, in the `shared/` folder that sits beside the repository.
-const FIXTURE: &str = "../shared/fixtures/real/015_nccltests_2.29.2_h100x8_single_node.txt";
-
+/// The fixture, from the real fixtures beside the repository.
 fn fixture() -> Option<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
-    if !path.exists() {
-        eprintln!("skipping: {} is absent", path.display());
-        return None;
-    }
+    let path = crate::core::real_fixtures::path("015_nccltests_2.29.2_h100x8_single_node.txt")?;
     Some(std::fs::read_to_string(path).unwrap())
 }
 
