@@ -17,7 +17,7 @@ mod cpu_time;
 use cpu_time::CpuTime;
 use criterion::measurement::Measurement;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ncclbench::analysis::inspector::{read_paths, Arena};
+use ncclbench::analysis::inspector::read_paths;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,11 +76,7 @@ fn mib() -> u64 {
 }
 
 fn read(path: &Path) -> usize {
-    let arena = Arena::new();
-    read_paths(&[path.to_path_buf()], &arena)
-        .unwrap()
-        .records
-        .len()
+    read_paths(&[path.to_path_buf()]).unwrap().records.len()
 }
 
 fn wc_l(path: &Path) {

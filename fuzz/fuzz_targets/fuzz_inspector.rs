@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ncclbench::analysis::inspector::{looks_like_inspector, read_paths, Arena};
+use ncclbench::analysis::inspector::{looks_like_inspector, read_paths};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -20,7 +20,6 @@ fuzz_target!(|data: &[u8]| {
     let path = scratch();
     std::fs::write(path, data).unwrap();
     let sniffed = looks_like_inspector(path);
-    let arena = Arena::new();
-    let read = read_paths(std::slice::from_ref(path), &arena);
+    let read = read_paths(std::slice::from_ref(path));
     assert_eq!(sniffed, read.is_ok(), "sniff and reader disagree: {:?}", read.err());
 });

@@ -5,6 +5,9 @@
 //! [`fit`] (rows -> [`curve::CurveReport`]s) -> [`report`] and [`plot`] (reports -> text, markdown, HTML,
 //! JSON, SVG/PNG).
 
+// Analysis reads untrusted files offline: no `unsafe` (the FFI edges live elsewhere).
+#![forbid(unsafe_code)]
+
 pub mod build;
 pub mod compare;
 pub mod curve;

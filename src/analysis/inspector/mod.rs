@@ -2,9 +2,7 @@
 //! [`record`] types its readers produce and the production report consumes, and the
 //! [`read`]ers of its JSON record files and Prometheus textfile snapshots.
 
-pub mod arena;
 pub mod read;
 pub mod record;
 
-pub use arena::Arena;
 pub use read::{looks_like_inspector, read_paths, InspectorSet};

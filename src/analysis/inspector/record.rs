@@ -3,35 +3,26 @@
 //! report aggregates and holds against a benchmark curve.
 //!
 //! What records repeat (communicator, rank, host, process, format version) is one shared
-//! [`Source`]: a job's file holds millions of records from a handful of communicators in one
-//! process, and those fields held per record were half of each record's memory. Sources and
-//! names outside the known ones live in the read's [`Arena`](super::Arena) and records
-//! borrow them, so a record is plain bytes ([`Copy`], nothing to drop), packed
-//! into 64 bytes ([`Record`]).
+//! [`Source`] behind an [`Arc`]: a job's file holds millions of records from a handful of
+//! communicators in one process, and those fields held per record would be most of each
+//! record's memory. A name outside the known ones is an `Arc<str>` shared the same way.
 //!
 //! Sizes are in nccl-tests' convention for the collective (the size column of a benchmark
 //! table), because a job's record is only comparable with the benchmark row of the same
 //! convention; the size as the plugin wrote it is derived back from it
 //! ([`Record::raw_size`]).
 
-mod packed;
-#[cfg(test)]
-mod tests;
-
-pub use packed::{Rare, Record};
-
 use crate::core::collective::Collective;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What was recorded.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Op<'a> {
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
     /// A collective ncclbench benchmarks (NCCL's `AllReduce` is `all_reduce`).
     Collective(Collective),
-    /// A collective name ncclbench has no benchmark for, as written (in the arena, behind one
-    /// thin pointer: a record is held per call, and a wider field widens every one of them).
-    Other(&'a String),
+    /// A collective name ncclbench has no benchmark for, as written.
+    Other(Arc<str>),
     /// A point-to-point send to `peer` (rank in the communicator; `None` when not written).
     Send {
         /// The receiving rank.
@@ -73,16 +64,16 @@ pub enum SizeRule {
 }
 
 /// How the record's time was taken (`coll_timing_source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Timing<'a> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Timing {
     /// GPU kernel timing (`kernel_gpu`): the only source comparable with a benchmark.
     KernelGpu,
     /// CPU-side kernel timing (`kernel_cpu`).
     KernelCpu,
     /// CPU-side whole-collective timing (`collective_cpu`).
     CollectiveCpu,
-    /// Any other value, as written (in the arena, as [`Op::Other`]).
-    Other(&'a String),
+    /// Any other value, as written.
+    Other(Arc<str>),
 }
 
 /// Where a record came from.
@@ -124,14 +115,13 @@ pub struct Source {
     pub format_version: Option<String>,
 }
 
-/// One recorded operation, field by field: what a reader gives [`Record::new`] and what
-/// [`Record::parts`] gives back (a [`Record`] holds the same in fewer bytes).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Parts<'a> {
+/// One recorded operation (or, for a Prometheus snapshot, one label set's latest values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
     /// Who wrote it (shared by the records of one communicator in one process).
-    pub source: &'a Source,
+    pub source: Arc<Source>,
     /// The operation.
-    pub op: Op<'a>,
+    pub op: Op,
     /// Per-communicator sequence number (`coll_sn` / `p2p_sn`).
     pub seq: Option<u64>,
     /// The size in nccl-tests' convention for the collective (what a benchmark row's size
@@ -143,9 +133,79 @@ pub struct Parts<'a> {
     /// Execution time in microseconds.
     pub time_us: f64,
     /// The timing source (`None`: older format versions do not write it).
-    pub timing: Option<Timing<'a>>,
+    pub timing: Option<Timing>,
     /// Bus bandwidth as written, GB/s (`None` where not written or not a number).
     pub busbw_gbs: Option<f64>,
     /// `metadata.dump_timestamp_us` (or the event trace's time), for ordering records in time.
     pub timestamp_us: Option<u64>,
+}
+
+impl Record {
+    /// The size as the plugin wrote it: [`Record::size`] back in the plugin's convention (one
+    /// rank's part under [`SizeRule::TimesRanks`]; the division is exact, as `size` is that
+    /// part times the rank count).
+    pub fn raw_size(&self) -> Size {
+        let n = u64::from(self.source.nranks.max(1));
+        match (self.size_rule, self.size) {
+            (SizeRule::TimesRanks, Size::Exact(b)) => Size::Exact(b / n),
+            (SizeRule::TimesRanks, Size::Bucket { lo, hi }) => Size::Bucket {
+                lo: lo / n,
+                hi: hi / n,
+            },
+            (_, size) => size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_stays_small_and_its_raw_size_undoes_the_rule() {
+        // A dump of a GiB is millions of records: the record's width is most of the memory
+        // a read keeps.
+        assert!(
+            std::mem::size_of::<Record>() <= 144,
+            "{}",
+            std::mem::size_of::<Record>()
+        );
+        let source = Arc::new(Source {
+            file: Arc::new(PathBuf::from("f.log")),
+            origin: Origin::Json,
+            comm_id: "0xa".into(),
+            comm_name: None,
+            rank: Some(3),
+            nranks: 8,
+            nnodes: None,
+            host: None,
+            pid: None,
+            gpu: None,
+            algo_proto: None,
+            format_version: None,
+        });
+        let r = Record {
+            source,
+            op: Op::Collective(Collective::AllGather),
+            seq: None,
+            size: Size::Bucket { lo: 64, hi: 72 },
+            size_rule: SizeRule::TimesRanks,
+            time_us: 1.0,
+            timing: None,
+            busbw_gbs: None,
+            timestamp_us: None,
+        };
+        assert_eq!(r.raw_size(), Size::Bucket { lo: 8, hi: 9 });
+        let exact = Record {
+            size: Size::Exact(800),
+            size_rule: SizeRule::Unknown,
+            ..r.clone()
+        };
+        assert_eq!(exact.raw_size(), Size::Exact(800));
+        let times = Record {
+            size_rule: SizeRule::TimesRanks,
+            ..exact
+        };
+        assert_eq!(times.raw_size(), Size::Exact(100));
+    }
 }

@@ -91,13 +91,13 @@ pub fn representative_bytes(bytes: u64, bytes_hi: Option<u64>) -> f64 {
 /// The record's bus bandwidth in GB/s: as written, else from size, time and the collective's
 /// factor; `None` when neither is possible.
 pub fn busbw_of(r: &Record) -> Option<f64> {
-    if let Some(b) = r.busbw_gbs().filter(|b| b.is_finite() && *b >= 0.0) {
+    if let Some(b) = r.busbw_gbs.filter(|b| b.is_finite() && *b >= 0.0) {
         return Some(b);
     }
-    let Op::Collective(c) = &r.op() else {
+    let Op::Collective(c) = &r.op else {
         return None;
     };
-    let (bytes, hi) = size_key(r.size());
+    let (bytes, hi) = size_key(r.size);
     let n = r.source.nranks as usize;
     let b =
         representative_bytes(bytes, hi) * c.algbw_ratio(n) / r.time_us * 1e-3 * c.busbw_factor(n);
@@ -157,8 +157,8 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
             unusable += 1;
             continue;
         }
-        let (bytes, hi) = size_key(r.size());
-        let key = (comm_key(r), op_name(&r.op()), bytes, hi, r.source.nranks);
+        let (bytes, hi) = size_key(r.size);
+        let key = (comm_key(r), op_name(&r.op), bytes, hi, r.source.nranks);
         by_key.entry(key).or_default().push(i);
     }
     let busbw: Vec<f64> = records
@@ -201,10 +201,7 @@ pub fn aggregate(records: &[Record]) -> Aggregation {
             } else {
                 0.0
             },
-            timing: tally(
-                idx.iter()
-                    .map(|&i| timing_name(records[i].timing().as_ref())),
-            ),
+            timing: tally(idx.iter().map(|&i| timing_name(records[i].timing.as_ref()))),
             algo_proto: tally(
                 idx.iter()
                     .filter_map(|&i| records[i].source.algo_proto.clone()),

@@ -169,7 +169,7 @@ pub fn contention(
         let med = |v: &[usize]| {
             crate::analysis::production::aggregate::spread(v.iter().map(|&i| agg.busbw[i])).p50
         };
-        let seqs: Vec<u64> = far.iter().filter_map(|&i| records[i].seq()).collect();
+        let seqs: Vec<u64> = far.iter().filter_map(|&i| records[i].seq).collect();
         let seq = match (seqs.iter().min(), seqs.iter().max()) {
             (Some(a), Some(b)) => format!(", slow calls' sequence numbers {a}..{b}"),
             _ => String::new(),

@@ -17,7 +17,7 @@ pub type Bench = Vec<Option<AtSize>>;
 
 /// The collective a group's records name, when the benchmark has one.
 fn collective_of(records: &[Record], idx: &[usize]) -> Option<Collective> {
-    idx.first().and_then(|&i| match records[i].op() {
+    idx.first().and_then(|&i| match records[i].op {
         Op::Collective(c) => Some(c),
         _ => None,
     })
@@ -42,7 +42,7 @@ pub fn join(records: &[Record], agg: &mut Aggregation, base: &Baseline) -> (Benc
         // plugin writes zero bandwidths for them) would be joined to the wrong benchmark row.
         if idx
             .iter()
-            .any(|&i| records[i].size_rule() == SizeRule::Unknown)
+            .any(|&i| records[i].size_rule == SizeRule::Unknown)
         {
             g.baseline_note = Some(format!(
                 "{}: the record's size convention is unknown, so it is not joined to a benchmark size",

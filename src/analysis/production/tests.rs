@@ -8,10 +8,7 @@ use super::build;
 use super::model::{Inputs, Report};
 use crate::analysis::curve::{CurvePoint, CurveReport};
 use crate::analysis::input::Tuning;
-use crate::analysis::inspector::record::{
-    Op, Origin, Parts, Record, Size, SizeRule, Source, Timing,
-};
-use crate::analysis::inspector::Arena;
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source, Timing};
 use crate::core::collective::Collective;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,18 +16,14 @@ use std::sync::Arc;
 /// all_reduce at 8 ranks: busbw = bytes / time x 1.75.
 const FACTOR: f64 = 1.75;
 
-thread_local!(static ARENA: &'static Arena = Box::leak(Box::default()));
-
 /// `r` with `edit` made to its fields.
-fn re(r: &mut Record<'static>, edit: impl FnOnce(&mut Parts<'static>)) {
-    let mut parts = r.parts();
-    edit(&mut parts);
-    *r = ARENA.with(|a| Record::new(parts, a));
+fn re(r: &mut Record, edit: impl FnOnce(&mut Record)) {
+    edit(r);
 }
 
-fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record<'static> {
-    let parts = Parts {
-        source: Box::leak(Box::new(Source {
+fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record {
+    Record {
+        source: Arc::new(Source {
             file: Arc::new(PathBuf::from("job.log")),
             origin: Origin::Json,
             comm_id: comm.into(),
@@ -43,7 +36,7 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record<'static> {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        })),
+        }),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(u64::from(rank)),
         size: Size::Exact(bytes),
@@ -52,8 +45,7 @@ fn rec(comm: &str, rank: u32, bytes: u64, time_us: f64) -> Record<'static> {
         timing: Some(Timing::KernelGpu),
         busbw_gbs: None,
         timestamp_us: None,
-    };
-    ARENA.with(|a| Record::new(parts, a))
+    }
 }
 
 fn point(bytes: u64, time_us: f64) -> CurvePoint {
@@ -151,10 +143,10 @@ fn aggregates_count_percentiles_shares_and_sources_exactly() {
     re(&mut cpu, |p| p.busbw_gbs = Some(12.5));
     records.push(cpu);
     let mut bad = rec("b", 2, 2 << 20, f64::NAN);
-    bad.source = Box::leak(Box::new(Source {
+    bad.source = Arc::new(Source {
         comm_name: None,
-        ..bad.source.clone()
-    }));
+        ..Source::clone(&bad.source)
+    });
     records.push(bad);
     let agg = aggregate(&records);
     assert_eq!(agg.unusable, 1);
@@ -395,10 +387,10 @@ fn an_algorithm_or_protocol_unlike_the_benchmarks_is_named() {
     let s = 4u64 << 20;
     let mut records: Vec<Record> = (0..8).map(|r| rec("dp", r, s, t(s, 0.9))).collect();
     for r in &mut records {
-        r.source = Box::leak(Box::new(Source {
+        r.source = Arc::new(Source {
             algo_proto: Some("Ring_ll".into()),
-            ..r.source.clone()
-        }));
+            ..Source::clone(&r.source)
+        });
     }
     let report = build(&records, Inputs::default(), Some(&base()));
     assert_eq!(
@@ -406,10 +398,10 @@ fn an_algorithm_or_protocol_unlike_the_benchmarks_is_named() {
         vec![("algo_proto".to_string(), None, Some(s))]
     );
     for r in &mut records {
-        r.source = Box::leak(Box::new(Source {
+        r.source = Arc::new(Source {
             algo_proto: Some("Ring_ll128".into()),
-            ..r.source.clone()
-        }));
+            ..Source::clone(&r.source)
+        });
     }
     assert!(build(&records, Inputs::default(), Some(&base()))
         .causes

@@ -6,7 +6,7 @@
 //! dump), and otherwise when every input is: regular files and directories are told by their
 //! content; inputs of both kinds are a usage error that says where benchmark results go.
 
-use crate::analysis::inspector::{looks_like_inspector, read_paths, Arena};
+use crate::analysis::inspector::{looks_like_inspector, read_paths};
 use crate::analysis::production::{self, baseline::Baseline, model::Inputs, report};
 use crate::config::{AnalyzeConfig, ReportFormat};
 use crate::core::error::Error;
@@ -44,8 +44,7 @@ pub(super) fn run(cfg: &AnalyzeConfig) -> Result<u8, Error> {
              records against the --baseline benchmark instead",
         ));
     }
-    let arena = Arena::new();
-    let set = read_paths(&cfg.files, &arena).map_err(|e| match e {
+    let set = read_paths(&cfg.files).map_err(|e| match e {
         Error::Usage(m) if !cfg.baseline.is_empty() => Error::Usage(format!(
             "{m} (with --baseline, the inputs are a training job's NCCL Inspector output and \
              the benchmark results follow --baseline)"

@@ -22,14 +22,13 @@
 //!    marked [`SizeRule::Unknown`].
 
 use crate::analysis::inspector::record::{Op, Size, SizeRule, Timing};
-use crate::analysis::inspector::Arena;
 use crate::core::collective::Collective;
 
-/// The operation a collective function name (`coll`, Prometheus `collective`) stands for.
-/// NCCL writes `All2All` for AllToAll; `AllToAll` is taken too. Other names are kept in
-/// `arena`.
-pub(super) fn collective_op<'a>(name: &str, arena: &'a Arena) -> Op<'a> {
-    let c = match name {
+/// The collective a function name (`coll`, Prometheus `collective`) stands for, if it is one
+/// ncclbench knows (other names are kept as written, [`Op::Other`]). NCCL writes `All2All` for
+/// AllToAll; `AllToAll` is taken too.
+pub(super) fn collective(name: &str) -> Option<Collective> {
+    Some(match name {
         "AllReduce" => Collective::AllReduce,
         "AllGather" => Collective::AllGather,
         "ReduceScatter" => Collective::ReduceScatter,
@@ -38,38 +37,27 @@ pub(super) fn collective_op<'a>(name: &str, arena: &'a Arena) -> Op<'a> {
         "All2All" | "AllToAll" => Collective::AllToAll,
         "Gather" => Collective::Gather,
         "Scatter" => Collective::Scatter,
-        other => return Op::Other(arena.name(other)),
-    };
-    Op::Collective(c)
+        _ => return None,
+    })
 }
 
 /// The operation a point-to-point function name (`p2p`, Prometheus `p2p_operation`) stands
-/// for; names other than Send and Recv (NCCL also has SendRecv) are kept as written.
-pub(super) fn p2p_op<'a>(name: &str, peer: Option<u32>, arena: &'a Arena) -> Op<'a> {
+/// for, if it is Send or Recv (NCCL also has SendRecv, kept as written).
+pub(super) fn p2p(name: &str, peer: Option<u32>) -> Option<Op> {
     match name {
-        "Send" => Op::Send { peer },
-        "Recv" => Op::Recv { peer },
-        other => Op::Other(arena.name(other)),
+        "Send" => Some(Op::Send { peer }),
+        "Recv" => Some(Op::Recv { peer }),
+        _ => None,
     }
 }
 
-/// `op` (a point-to-point operation, as [`p2p_op`] gives it) with `peer` as its peer:
-/// `p2p_op(name, peer)` is `with_peer(&p2p_op(name, p), peer)` for any `p`.
-pub(super) fn with_peer<'a>(op: &Op<'a>, peer: Option<u32>) -> Op<'a> {
-    match op {
-        Op::Send { .. } => Op::Send { peer },
-        Op::Recv { .. } => Op::Recv { peer },
-        other => *other,
-    }
-}
-
-/// The timing source a `coll_timing_source` value names.
-pub(super) fn timing<'a>(name: &str, arena: &'a Arena) -> Timing<'a> {
+/// The timing source a `coll_timing_source` value names, if it is a known one.
+pub(super) fn timing(name: &str) -> Option<Timing> {
     match name {
-        "kernel_gpu" => Timing::KernelGpu,
-        "kernel_cpu" => Timing::KernelCpu,
-        "collective_cpu" => Timing::CollectiveCpu,
-        other => Timing::Other(arena.name(other)),
+        "kernel_gpu" => Some(Timing::KernelGpu),
+        "kernel_cpu" => Some(Timing::KernelCpu),
+        "collective_cpu" => Some(Timing::CollectiveCpu),
+        _ => None,
     }
 }
 
@@ -80,9 +68,9 @@ fn function_rule(op: &Op) -> SizeRule {
             SizeRule::AsWritten
         }
         Op::Collective(Collective::AllGather | Collective::ReduceScatter) => SizeRule::TimesRanks,
-        Op::Other(name) if **name == "AllGatherV" => SizeRule::TimesRanks,
+        Op::Other(name) if &**name == "AllGatherV" => SizeRule::TimesRanks,
         Op::Send { .. } | Op::Recv { .. } => SizeRule::AsWritten,
-        Op::Other(name) if **name == "SendRecv" => SizeRule::AsWritten,
+        Op::Other(name) if &**name == "SendRecv" => SizeRule::AsWritten,
         _ => SizeRule::Unknown,
     }
 }
@@ -139,18 +127,12 @@ pub(super) fn apply(rule: SizeRule, raw: Size, nranks: u32) -> Option<Size> {
 mod tests {
     use super::*;
 
-    thread_local!(static ARENA: &'static Arena = Box::leak(Box::default()));
-
-    fn collective_op(name: &str) -> Op<'static> {
-        super::collective_op(name, ARENA.with(|a| *a))
+    fn collective_op(name: &str) -> Op {
+        collective(name).map_or_else(|| Op::Other(name.into()), Op::Collective)
     }
 
-    fn p2p_op(name: &str, peer: Option<u32>) -> Op<'static> {
-        super::p2p_op(name, peer, ARENA.with(|a| *a))
-    }
-
-    fn timing(name: &str) -> Timing<'static> {
-        super::timing(name, ARENA.with(|a| *a))
+    fn p2p_op(name: &str, peer: Option<u32>) -> Op {
+        p2p(name, peer).unwrap_or_else(|| Op::Other(name.into()))
     }
 
     #[test]
@@ -190,15 +172,6 @@ mod tests {
     }
 
     #[test]
-    fn a_point_to_point_operation_takes_any_peer_as_its_name_would() {
-        for name in ["Send", "Recv", "SendRecv", "send"] {
-            for (first, peer) in [(None, Some(3)), (Some(1), None), (Some(2), Some(2))] {
-                assert_eq!(with_peer(&p2p_op(name, first), peer), p2p_op(name, peer));
-            }
-        }
-    }
-
-    #[test]
     fn sizes_scale_by_the_rule_and_never_wrap() {
         let b = Size::Bucket { lo: 10, hi: 20 };
         assert_eq!(
@@ -211,8 +184,8 @@ mod tests {
             Some(Size::Exact(7))
         );
         assert_eq!(apply(SizeRule::TimesRanks, Size::Exact(u64::MAX), 2), None);
-        assert_eq!(timing("kernel_gpu"), Timing::KernelGpu);
-        assert_eq!(timing("unknown"), Timing::Other(&"unknown".into()));
-        assert_eq!(p2p_op("SendRecv", None), Op::Other(&"SendRecv".into()));
+        assert_eq!(timing("kernel_gpu"), Some(Timing::KernelGpu));
+        assert_eq!(timing("unknown"), None);
+        assert_eq!(p2p_op("SendRecv", None), Op::Other("SendRecv".into()));
     }
 }

@@ -28,20 +28,11 @@ pub(super) struct Opened {
     /// The head was empty: an empty file (or an empty gzip stream).
     pub(super) empty: bool,
     pub(super) reader: Box<dyn Read + Send>,
-    /// The file and its length, where it is a plain regular file (not gzip, not a pipe): it
-    /// can be mapped rather than read through `reader`.
-    pub(super) plain: Option<(File, u64)>,
 }
 
 /// Opens `path`, decompressing gzip, and reads its head to tell its kind.
 pub(super) fn open(path: &Path) -> io::Result<Opened> {
     let handle = File::open(path)?;
-    let meta = handle.metadata()?;
-    let plain = if meta.is_file() {
-        handle.try_clone().ok().map(|f| (f, meta.len()))
-    } else {
-        None
-    };
     let mut file = BufReader::with_capacity(1 << 20, handle);
     let mut magic = Vec::with_capacity(2);
     (&mut file).take(2).read_to_end(&mut magic)?;
@@ -59,7 +50,6 @@ pub(super) fn open(path: &Path) -> io::Result<Opened> {
         gzip,
         empty: head.is_empty(),
         reader: Box::new(Cursor::new(head).chain(stream)),
-        plain: plain.filter(|_| !gzip),
     })
 }
 

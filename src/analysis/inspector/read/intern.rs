@@ -1,13 +1,14 @@
-//! The sources of one piece's records, each allocated once (in the read's [`Arena`]): a file
-//! holds millions of records from a handful of communicators in one process, so each record
-//! borrows a shared [`Source`] rather than holding its own strings. The interner also hands
-//! out the arena for names outside the known ones.
+//! The sources of one piece's records, each allocated once: a file holds millions of records
+//! from a handful of communicators in one process, so each record shares an [`Arc`] of its
+//! [`Source`] rather than holding its own strings; names outside the known ones (an unknown
+//! function or timing source) are shared the same way.
 //!
 //! The last source given is tried first, because consecutive records mostly repeat it;
-//! anything else is looked up by a hash of its fields.
+//! anything else is looked up by a hash of its fields. Each piece of a file has its own
+//! interner (pieces are parsed in parallel): equal sources of two pieces are equal values in
+//! two allocations.
 
 use crate::analysis::inspector::record::{Origin, Source};
-use crate::analysis::inspector::Arena;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
@@ -70,40 +71,42 @@ impl Probe<'_> {
     }
 }
 
-/// One piece's shared sources.
-pub(super) struct Interner<'a> {
-    pub(super) arena: &'a Arena,
-    last: Option<&'a Source>,
-    all: FxHashMap<u64, Vec<&'a Source>>,
+/// One piece's shared sources and names.
+#[derive(Default)]
+pub(super) struct Interner {
+    last: Option<Arc<Source>>,
+    all: FxHashMap<u64, Vec<Arc<Source>>>,
+    names: FxHashMap<Box<str>, Arc<str>>,
 }
 
-impl<'a> Interner<'a> {
-    /// An interner of no sources yet, keeping them in `arena`.
-    pub(super) fn new(arena: &'a Arena) -> Self {
-        Self {
-            arena,
-            last: None,
-            all: FxHashMap::default(),
-        }
-    }
-
+impl Interner {
     /// The shared source holding `probe`'s fields.
-    pub(super) fn get(&mut self, probe: &Probe<'_>) -> &'a Source {
-        if let Some(last) = self.last {
+    pub(super) fn get(&mut self, probe: &Probe<'_>) -> Arc<Source> {
+        if let Some(last) = &self.last {
             if probe.is(last) {
-                return last;
+                return Arc::clone(last);
             }
         }
         let bucket = self.all.entry(probe.hash()).or_default();
         let shared = match bucket.iter().find(|s| probe.is(s)) {
-            Some(s) => *s,
+            Some(s) => Arc::clone(s),
             None => {
-                let s = self.arena.source(probe.source());
-                bucket.push(s);
+                let s = Arc::new(probe.source());
+                bucket.push(Arc::clone(&s));
                 s
             }
         };
-        self.last = Some(shared);
+        self.last = Some(Arc::clone(&shared));
+        shared
+    }
+
+    /// The shared copy of `name`.
+    pub(super) fn name(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.names.get(name) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(name);
+        self.names.insert(name.into(), Arc::clone(&shared));
         shared
     }
 }
@@ -127,17 +130,17 @@ mod tests {
             pid: Some(7),
             format_version: Some("v4.0"),
         };
-        let arena = Arena::new();
-        let mut i = Interner::new(&arena);
+        let mut i = Interner::default();
         let a = i.get(&probe("0xa", Some(1), Some("h1")));
         let b = i.get(&probe("0xb", Some(1), Some("h1")));
         let c = i.get(&probe("0xa", Some(2), Some("h1")));
         let d = i.get(&probe("0xa", Some(1), None));
         let e = i.get(&probe("0xa", Some(1), Some("h1")));
-        assert!(std::ptr::eq(a, e));
-        for other in [b, c, d] {
-            assert!(!std::ptr::eq(a, other) && *other != *a);
+        assert!(Arc::ptr_eq(&a, &e));
+        for other in [&b, &c, &d] {
+            assert!(!Arc::ptr_eq(&a, other) && **other != *a);
         }
+        assert!(Arc::ptr_eq(&i.name("SendRecv"), &i.name("SendRecv")));
         assert_eq!(
             (&*b.comm_id, c.rank, d.host.as_deref()),
             ("0xb", Some(2), None)

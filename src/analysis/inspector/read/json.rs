@@ -1,8 +1,7 @@
 //! One JSON record object into a [`Record`]: borrowed deserialisation into structs that hold
-//! only the fields kept (serde skips the rest without building it), and [`build`], which turns
-//! their content into the record or the reason there is none. Most objects never reach serde:
-//! [`fast`](super::fast) fills the same structs in one pass and leaves only what it cannot
-//! read exactly as serde would.
+//! only the fields kept (serde skips the rest without building it, and borrows the strings it
+//! keeps from the file's bytes), and [`build`], which turns their content into the record or
+//! the reason there is none.
 //!
 //! The plugin (output format v4.0) writes each record as `{"header": {...}, "metadata":
 //! {...}, "coll_perf" | "p2p_perf": {...}}`. `header` holds `id` (the communicator hash as a
@@ -20,10 +19,9 @@
 //! skipped with the reason; a record whose only section is of another kind (`*_perf` keys this reader does not
 //! know) is counted in the file's notes.
 
-use super::assemble::{assemble, names};
-use super::convention::{collective_op, p2p_op, timing};
+use super::convention::{apply, collective, p2p, size_rule, timing};
 use super::intern::{Interner, Probe};
-use crate::analysis::inspector::record::{Origin, Record};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, Timing};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -150,37 +148,23 @@ impl<'de> Deserialize<'de> for Raw<'de> {
 
 /// What one object was.
 #[derive(Debug, PartialEq)]
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Parsed<'a> {
-    /// A record, and whether it carried a verbose event trace. Not boxed: each is moved
-    /// straight into its piece's records, and a box per record was a tenth of the reading time.
-    Record(Record<'a>, bool),
+pub(super) enum Parsed {
+    /// A record, and whether it carried a verbose event trace.
+    Record(Record, bool),
     /// A record of another kind (the name of its first unknown section).
     OtherKind(String),
     /// An object that is no usable record, with the reason.
     Skip(String),
 }
 
-/// Parses one object (`text` from `{` to `}`) of `file` through serde (the path that reads
-/// every object [`fast`](super::fast) leaves, and says why one is invalid).
-pub(super) fn parse<'a>(
-    text: &[u8],
-    file: &Arc<PathBuf>,
-    sources: &mut Interner<'a>,
-) -> Parsed<'a> {
-    match serde_json::from_slice::<Raw>(text) {
-        Ok(raw) => build(&raw, file, sources),
-        Err(e) => Parsed::Skip(format!("invalid record: {e}")),
-    }
+/// Deserialises one object (`text` from `{` to `}`); the error is the skipped entry's reason.
+pub(super) fn raw(text: &[u8]) -> Result<Raw<'_>, String> {
+    serde_json::from_slice::<Raw>(text).map_err(|e| format!("invalid record: {e}"))
 }
 
 /// The record of one object's content, or why it is none.
-pub(super) fn build<'a>(
-    raw: &Raw<'_>,
-    file: &Arc<PathBuf>,
-    sources: &mut Interner<'a>,
-) -> Parsed<'a> {
-    let (perf, p2p) = match (&raw.coll, &raw.p2p) {
+pub(super) fn build(raw: &Raw<'_>, file: &Arc<PathBuf>, sources: &mut Interner) -> Parsed {
+    let (perf, p2p_section) = match (&raw.coll, &raw.p2p) {
         (Some(c), None) => (c, false),
         (None, Some(p)) => (p, true),
         (Some(_), Some(_)) => return Parsed::Skip("both coll_perf and p2p_perf".into()),
@@ -208,8 +192,32 @@ pub(super) fn build<'a>(
         // times the rank count.
         return Parsed::Skip("header.n_ranks is 0".into());
     }
-    let meta = &raw.metadata;
-    let probe = || Probe {
+    let (section, prefix) = if p2p_section {
+        ("p2p_perf", "p2p")
+    } else {
+        ("coll_perf", "coll")
+    };
+    let Some(name) = &perf.coll else {
+        return Parsed::Skip(format!("missing {section}.{prefix}"));
+    };
+    let Some(bytes) = perf.coll_msg_size_bytes else {
+        return missing(&format!("{section}.{prefix}_msg_size_bytes"));
+    };
+    let Some(time_us) = perf.coll_exec_time_us else {
+        return missing(&format!("{section}.{prefix}_exec_time_us"));
+    };
+    let known = if p2p_section {
+        p2p(name, perf.p2p_peer)
+    } else {
+        collective(name).map(Op::Collective)
+    };
+    let op = known.unwrap_or_else(|| Op::Other(sources.name(name)));
+    let rule = size_rule(&op, bytes, nranks, time_us, perf.coll_algobw_gbs);
+    let Some(size) = apply(rule, Size::Exact(bytes), nranks) else {
+        return Parsed::Skip(format!("{bytes} bytes times {nranks} ranks overflows"));
+    };
+    let meta = raw.metadata.as_ref();
+    let source = sources.get(&Probe {
         file,
         origin: Origin::Json,
         comm_id: id,
@@ -217,32 +225,26 @@ pub(super) fn build<'a>(
         rank: header.rank,
         nranks,
         nnodes: header.nnodes,
-        host: meta.as_ref().and_then(|m| m.hostname.as_deref()),
-        pid: meta.as_ref().and_then(|m| m.pid),
-        format_version: meta
-            .as_ref()
-            .and_then(|m| m.inspector_output_format_version.as_deref()),
-    };
-    let dump_ts = meta.as_ref().and_then(|m| m.dump_timestamp_us);
-    let Some(name) = &perf.coll else {
-        let (section, prefix) = names(p2p);
-        return Parsed::Skip(format!("missing {section}.{prefix}"));
-    };
-    let op = if p2p {
-        p2p_op(name, perf.p2p_peer, sources.arena)
-    } else {
-        collective_op(name, sources.arena)
-    };
-    let arena = sources.arena;
-    let timing = perf.coll_timing_source.as_deref().map(|t| timing(t, arena));
-    assemble(
+        host: meta.and_then(|m| m.hostname.as_deref()),
+        pid: meta.and_then(|m| m.pid),
+        format_version: meta.and_then(|m| m.inspector_output_format_version.as_deref()),
+    });
+    let timing = perf
+        .coll_timing_source
+        .as_deref()
+        .map(|t| timing(t).unwrap_or_else(|| Timing::Other(sources.name(t))));
+    let trace_start = perf.event_trace_ts.as_ref().and_then(|t| t.coll_start_ts);
+    let verbose = perf.event_trace_sn.is_some() || perf.event_trace_ts.is_some();
+    let record = Record {
+        source,
         op,
+        seq: perf.coll_sn,
+        size,
+        size_rule: rule,
+        time_us,
         timing,
-        perf,
-        p2p,
-        dump_ts,
-        nranks,
-        || sources.get(&probe()),
-        arena,
-    )
+        busbw_gbs: perf.coll_busbw_gbs,
+        timestamp_us: trace_start.or(meta.and_then(|m| m.dump_timestamp_us)),
+    };
+    Parsed::Record(record, verbose)
 }

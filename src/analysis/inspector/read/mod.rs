@@ -1,26 +1,22 @@
-//! Readers for NCCL Inspector output: JSON record files (`json`; most objects read by `fast`,
-//! along learned record shapes where they fit; split into objects by `split`, read in blocks
-//! by `stream`, through a mapping (`mapped`) where the file is plain, and each block parsed
-//! in parallel pieces by `consumer` and `pieces`; each record put together by `assemble`) and
-//! Prometheus textfile snapshots (`prometheus`), plain or gzip-compressed, named one by one
-//! or as dump directories read recursively (`files`). Sizes are put in nccl-tests'
-//! convention by `convention`.
+//! Readers for NCCL Inspector output: JSON record files (`json`, one object at a time through
+//! serde on borrowed structs; objects found by `split`, the file read in blocks and each block
+//! parsed in parallel pieces by `stream`) and Prometheus textfile snapshots (`prometheus`),
+//! plain or gzip-compressed, named one by one or as dump directories read recursively
+//! (`files`). Sizes are put in nccl-tests' convention by `convention`; what records share is
+//! kept once per piece by `intern`; `tally` counts what the notes say.
 //!
-//! Nothing is dropped silently: an object that is no usable record is a skipped entry (file,
-//! byte offset or line, reason); a file cut mid-object keeps every complete record and says
-//! how many bytes were dropped; verbose traces, other record kinds and unknown format versions
-//! are notes. A named file that cannot be read or is not Inspector output, and a directory
-//! holding none, are an [`Error::Usage`] naming it.
+//! Files are read with plain reads (no mapping: a file truncated while it is read then reads
+//! as shorter, never as a fault). Nothing is dropped silently: an object that is no usable
+//! record is a skipped entry (file, byte offset or line, reason), and a broken record costs
+//! only itself (the read resumes at the next record start); a file cut mid-object keeps
+//! every complete record and says how many bytes were dropped; verbose traces, other record
+//! kinds and unknown format versions are notes. A named file that cannot be read or is not
+//! Inspector output, and a directory holding none, are an [`Error::Usage`] naming it.
 
-mod assemble;
-mod consumer;
 mod convention;
-mod fast;
 mod files;
 mod intern;
 mod json;
-mod mapped;
-mod pieces;
 mod prometheus;
 mod split;
 mod stream;
@@ -30,20 +26,17 @@ mod tally;
 mod tests;
 
 use crate::analysis::inspector::record::Record;
-use crate::analysis::inspector::Arena;
 use crate::core::error::Error;
 use files::Kind;
-use mapped::Mapped;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tally::Tally;
 
 /// Everything read from a set of Inspector files.
 #[derive(Debug, Default)]
-pub struct InspectorSet<'a> {
-    /// The records, file by file (in path order) and in file order within each (what they
-    /// share borrowed from the arena given to [`read_paths`]).
-    pub records: Vec<Record<'a>>,
+pub struct InspectorSet {
+    /// The records, file by file (in path order) and in file order within each.
+    pub records: Vec<Record>,
     /// How many files were read.
     pub files: usize,
     /// One line per fact worth knowing: a file cut mid-record (`FILE: cut mid-record at byte
@@ -56,7 +49,7 @@ pub struct InspectorSet<'a> {
     pub prometheus_files: Vec<PathBuf>,
 }
 
-impl InspectorSet<'_> {
+impl InspectorSet {
     /// The skipped entries as one line each: `FILE: byte N: reason` (JSON) or `FILE:N:
     /// reason` (a Prometheus textfile's line).
     pub fn skipped_lines(&self) -> Vec<String> {
@@ -85,9 +78,8 @@ pub fn looks_like_inspector(path: &Path) -> bool {
 }
 
 /// Reads every path (a file, or a directory read recursively for its Inspector files) into
-/// one [`InspectorSet`]; files are parsed in parallel, large files in parallel pieces. What
-/// the records share is kept in `arena`.
-pub fn read_paths<'a>(paths: &[PathBuf], arena: &'a Arena) -> Result<InspectorSet<'a>, Error> {
+/// one [`InspectorSet`]; files are parsed in parallel, large files in parallel pieces.
+pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
     let mut set = InspectorSet::default();
     let mut todo: Vec<PathBuf> = Vec::new();
     for path in paths {
@@ -121,7 +113,7 @@ pub fn read_paths<'a>(paths: &[PathBuf], arena: &'a Arena) -> Result<InspectorSe
             todo.push(path.clone());
         }
     }
-    let results = crate::core::parallel::map(&todo, |path| read_file(path, arena))
+    let results = crate::core::parallel::map(&todo, |path| read_file(path))
         .into_iter()
         .collect::<Result<Vec<_>, Error>>()?;
     let total: usize = results.iter().map(|(t, _)| t.records.len()).sum();
@@ -150,17 +142,14 @@ pub fn read_paths<'a>(paths: &[PathBuf], arena: &'a Arena) -> Result<InspectorSe
 }
 
 /// Reads one file; the flag says whether it was JSON (for its notes).
-fn read_file<'a>(path: &Path, arena: &'a Arena) -> Result<(Tally<'a>, bool), Error> {
+fn read_file(path: &Path) -> Result<(Tally, bool), Error> {
     let name = path.display();
     let opened =
         files::open(path).map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
     let file = Arc::new(path.to_path_buf());
     match opened.kind {
-        Some(Kind::Json) => match opened.plain.and_then(|(f, len)| Mapped::new(&f, len)) {
-            Some(map) => Ok((read_mapped_json(path, file, map, arena)?, true)),
-            None => Ok((stream::read_json(file, opened.reader, arena), true)),
-        },
-        Some(Kind::Prometheus) => Ok((prometheus::read(file, opened.reader, arena), false)),
+        Some(Kind::Json) => Ok((stream::read_json(file, opened.reader), true)),
+        Some(Kind::Prometheus) => Ok((prometheus::read(file, opened.reader), false)),
         None if opened.empty => Err(Error::usage(format!("{name}: empty file"))),
         None => Err(Error::usage(format!(
             "{name}: not NCCL Inspector output (neither JSON records starting with \
@@ -169,26 +158,4 @@ fn read_file<'a>(path: &Path, arena: &'a Arena) -> Result<(Tally<'a>, bool), Err
             if opened.gzip { ", after gunzip" } else { "" }
         ))),
     }
-}
-
-/// Reads a plain JSON records file through its mapping `map`; when the file shrank while it
-/// was mapped, again from the start, through the stream (which takes the file as it is now),
-/// with a note saying so.
-fn read_mapped_json<'a>(
-    path: &Path,
-    file: Arc<PathBuf>,
-    map: Mapped,
-    arena: &'a Arena,
-) -> Result<Tally<'a>, Error> {
-    if let Some(tally) = stream::read_mapped(file.clone(), &map, arena) {
-        return Ok(tally);
-    }
-    drop(map);
-    let name = path.display();
-    let again = files::open(path).map_err(|e| Error::usage(format!("{name}: cannot read: {e}")))?;
-    let mut tally = stream::read_json(file, again.reader, arena);
-    tally.note(format!(
-        "{name}: the file shrank while it was read; read again from the start"
-    ));
-    Ok(tally)
 }

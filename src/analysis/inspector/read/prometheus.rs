@@ -17,10 +17,9 @@
 //! its time sample, a missing required label (`nranks`, `message_size`, the operation) or a bad
 //! bucket is a skipped entry at the line of its first sample.
 
-use super::convention::{apply, bucket_rule, collective_op, p2p_op};
+use super::convention::{apply, bucket_rule, collective, p2p};
 use super::tally::Tally;
-use crate::analysis::inspector::record::{Origin, Parts, Record, Size, Source};
-use crate::analysis::inspector::Arena;
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, Source};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -138,7 +137,7 @@ struct Entry {
 }
 
 /// The record of one label set.
-fn record<'a>(e: Entry, file: &Arc<PathBuf>, arena: &'a Arena) -> Result<Record<'a>, String> {
+fn record(e: Entry, file: &Arc<PathBuf>) -> Result<Record, String> {
     let get = |k: &str| {
         e.labels
             .iter()
@@ -159,9 +158,11 @@ fn record<'a>(e: Entry, file: &Arc<PathBuf>, arena: &'a Arena) -> Result<Record<
         return Err("label nranks=\"0\": a communicator has at least one rank".into());
     }
     let op = if e.p2p {
-        p2p_op(&need("p2p_operation")?, None, arena)
+        let name = need("p2p_operation")?;
+        p2p(&name, None).unwrap_or_else(|| Op::Other(name.into()))
     } else {
-        collective_op(&need("collective")?, arena)
+        let name = need("collective")?;
+        collective(&name).map_or_else(|| Op::Other(name.into()), Op::Collective)
     };
     let raw_size = bucket(&need("message_size")?)?;
     let time_us = e
@@ -183,29 +184,24 @@ fn record<'a>(e: Entry, file: &Arc<PathBuf>, arena: &'a Arena) -> Result<Record<
         algo_proto: get("algo_proto"),
         format_version: get("version"),
     };
-    let parts = Parts {
-        source: arena.source(source),
+    Ok(Record {
+        source: Arc::new(source),
         op,
         seq: None,
         size,
         size_rule: rule,
         time_us,
         timing: None,
-        // A NaN sample is no bandwidth (a record reads it back as not written).
+        // A NaN sample is no bandwidth.
         busbw_gbs: e.busbw.filter(|b| !b.is_nan()),
         timestamp_us: e
             .ts
             .and_then(|ms| u64::try_from(ms).ok()?.checked_mul(1000)),
-    };
-    Ok(Record::new(parts, arena))
+    })
 }
 
 /// Parses the textfile `file` from `reader`.
-pub(super) fn read<'a>(
-    file: Arc<PathBuf>,
-    reader: Box<dyn Read + Send>,
-    arena: &'a Arena,
-) -> Tally<'a> {
+pub(super) fn read(file: Arc<PathBuf>, reader: Box<dyn Read + Send>) -> Tally {
     let mut tally = Tally::default();
     let mut entries: Vec<Entry> = Vec::new();
     let mut index: HashMap<(bool, Vec<(String, String)>), usize> = HashMap::new();
@@ -263,7 +259,7 @@ pub(super) fn read<'a>(
     }
     for e in entries {
         let line = e.line;
-        match record(e, &file, arena) {
+        match record(e, &file) {
             Ok(r) => tally.record(r, false),
             Err(why) => tally.skip(line, why),
         }

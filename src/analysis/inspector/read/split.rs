@@ -5,22 +5,24 @@
 //! them, and an object that has not ended when the bytes end is reported as such (the caller
 //! carries it into the next block, or, at the end of the file, counts its bytes as dropped).
 //!
-//! Bytes that do not start an object are garbage up to the next line that starts with `{`,
-//! as is an object still open after [`MAX_RECORD`] bytes (a stray quote would otherwise
-//! swallow every record after it). A verbose record with 64 channels is about 15 KB.
+//! Bytes that do not start an object are garbage up to the next line that starts with `{`.
+//! An object that does not parse, one still open after [`MAX_RECORD`] bytes (a stray quote
+//! would otherwise swallow every record after it), and one still open where the file ends
+//! with another record after its start (what a process that crashed mid-record and was
+//! restarted leaves when it appends to the same file) are skipped up to the next record start
+//! (a `{` whose first key is `header`, `coll_perf` or `p2p_perf`) inside them, so one broken
+//! record costs only itself. A verbose record with 64 channels is about 15 KB.
 
-use memchr::{memchr2, memchr3, memmem};
+use memchr::{memchr, memchr2, memchr3, memmem};
 
 /// The longest record taken.
 pub(super) const MAX_RECORD: usize = 1 << 20;
 
 /// What [`scan`] found, offsets relative to the scanned bytes.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Found<'a, T> {
-    /// One whole object already read by the quick reader.
-    Read { at: usize, value: T },
-    /// One whole object (from `{` to `}`) left to the caller.
-    Object { at: usize, text: &'a [u8] },
+pub(super) enum Found<T> {
+    /// One whole object, as the caller's parser read it.
+    Object { at: usize, value: T },
     /// Bytes that are no record, with the reason.
     Garbage { at: usize, reason: String },
 }
@@ -86,6 +88,23 @@ fn resync(bytes: &[u8], from: usize) -> usize {
     memmem::find(&bytes[from..], b"\n{").map_or(bytes.len(), |k| from + k + 1)
 }
 
+/// Where the first record start after `bytes[0]` lies: a `{` followed (after whitespace) by
+/// the key `header`, `coll_perf` or `p2p_perf` and its colon.
+fn next_record(bytes: &[u8]) -> Option<usize> {
+    let mut i = 1;
+    while let Some(k) = memchr(b'{', bytes.get(i..)?) {
+        i += k + 1;
+        let rest = bytes[i..].trim_ascii_start();
+        let key = [&b"\"header\""[..], b"\"coll_perf\"", b"\"p2p_perf\""]
+            .into_iter()
+            .find_map(|key| rest.strip_prefix(key));
+        if key.is_some_and(|after| after.trim_ascii_start().starts_with(b":")) {
+            return Some(i - 1);
+        }
+    }
+    None
+}
+
 /// The first bytes of `bytes` as one line of text, for a reason.
 fn quote(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(24)];
@@ -97,15 +116,16 @@ fn quote(bytes: &[u8]) -> String {
     }
 }
 
-/// Scans `bytes` from a point between records, calling `f` for each object and each run of
-/// garbage in order. Each object is first offered to `quick`, given the bytes from its `{` on
-/// (at most [`MAX_RECORD`]), which returns the object's length and what it read of it, or
-/// `None` to have the object found by its braces and passed on as text. Returns how far the
-/// bytes were consumed: their length, or the start of an object still open at their end.
+/// Scans `bytes` from a point between records, calling `f` for each object (as `parse` read
+/// it, given the text from `{` to `}`; its error is a skipped entry's reason) and each run of
+/// garbage in order. `at_end`: nothing follows `bytes` (an object still open at their end is
+/// then broken, not cut by a block's end). Returns how far the bytes were consumed: their
+/// length, or the start of an object still open at their end.
 pub(super) fn scan<'a, T>(
     bytes: &'a [u8],
-    mut quick: impl FnMut(&'a [u8]) -> Option<(usize, T)>,
-    mut f: impl FnMut(Found<'a, T>),
+    at_end: bool,
+    mut parse: impl FnMut(&'a [u8]) -> Result<T, String>,
+    mut f: impl FnMut(Found<T>),
 ) -> usize {
     let mut i = 0;
     loop {
@@ -126,47 +146,125 @@ pub(super) fn scan<'a, T>(
             i = end;
             continue;
         }
-        if let Some((len, value)) = quick(&bytes[i..bytes.len().min(i + MAX_RECORD)]) {
-            f(Found::Read { at: i, value });
-            i += len;
-            continue;
-        }
-        match object_end(&bytes[i..]) {
-            End::At(len) => {
-                f(Found::Object {
-                    at: i,
-                    text: &bytes[i..i + len],
-                });
-                i += len;
-            }
-            End::Open => return i,
+        let rest = &bytes[i..];
+        i += match object_end(rest) {
+            End::At(len) => match parse(&rest[..len]) {
+                Ok(value) => {
+                    f(Found::Object { at: i, value });
+                    len
+                }
+                Err(reason) => broken(&rest[..len], reason, i, &mut parse, &mut f),
+            },
+            End::Open if !at_end => return i,
+            End::Open => match next_record(rest) {
+                Some(_) => broken(rest, "a record cut short".into(), i, &mut parse, &mut f),
+                // The file's last record, cut: the caller counts its bytes.
+                None => return i,
+            },
             End::Overlong => {
                 f(Found::Garbage {
                     at: i,
                     reason: format!("an object still open after {MAX_RECORD} bytes"),
                 });
-                i = resync(bytes, i + 1);
+                next_record(rest).unwrap_or_else(|| resync(rest, 1))
             }
-        }
+        };
     }
+}
+
+/// Reports the object `text` that did not parse (`reason`, unless cut) and returns how many of
+/// its bytes to skip: up to the next record start inside it, where the reason is what `parse`
+/// says of the bytes before it; else all of them.
+fn broken<'a, T>(
+    text: &'a [u8],
+    reason: String,
+    at: usize,
+    parse: &mut impl FnMut(&'a [u8]) -> Result<T, String>,
+    f: &mut impl FnMut(Found<T>),
+) -> usize {
+    let (len, reason) = match next_record(text) {
+        Some(k) => (k, parse(&text[..k]).err().unwrap_or(reason)),
+        None => (text.len(), reason),
+    };
+    f(Found::Garbage { at, reason });
+    len
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn found(bytes: &[u8]) -> (Vec<(usize, String)>, usize) {
+    /// What scanning `bytes` finds, each object as its text (an object that holds `bad` or
+    /// does not end with `}` does not parse), and how far it consumed.
+    fn scanned(bytes: &[u8], at_end: bool, bad: &str) -> (Vec<(usize, String)>, usize) {
         let mut out = Vec::new();
         let consumed = scan(
             bytes,
-            |_| None::<(usize, ())>,
+            at_end,
+            |text| {
+                let text = String::from_utf8_lossy(text).to_string();
+                match text.contains(bad) || !text.ends_with('}') {
+                    true => Err(format!("bad: {text}")),
+                    false => Ok(text),
+                }
+            },
             |f| match f {
-                Found::Object { at, text } => out.push((at, String::from_utf8_lossy(text).into())),
+                Found::Object { at, value } => out.push((at, value)),
                 Found::Garbage { at, reason } => out.push((at, format!("garbage: {reason}"))),
-                Found::Read { .. } => unreachable!(),
             },
         );
         (out, consumed)
+    }
+
+    fn found(bytes: &[u8]) -> (Vec<(usize, String)>, usize) {
+        scanned(bytes, false, "\0never")
+    }
+
+    #[test]
+    fn a_broken_record_costs_only_itself() {
+        let one = r#"{"header":{"n":1}}"#;
+        let cut_short = r#"{"header":{"n":"#;
+        // Cut mid-record, the next record appended on the same line or on the next.
+        for sep in ["", "\n"] {
+            let text = format!("{one}\n{cut_short}{sep}{one}\n{one}\n");
+            let second = one.len() + 1;
+            let third = second + cut_short.len() + sep.len();
+            let (objs, consumed) = scanned(text.as_bytes(), false, "\0never");
+            // Open where the bytes end: left for the next block.
+            assert_eq!((objs, consumed), (vec![(0, one.to_string())], second));
+            let (objs, consumed) = scanned(text.as_bytes(), true, "\0never");
+            assert_eq!(
+                objs,
+                [
+                    (0, one.to_string()),
+                    (second, format!("garbage: bad: {}", &text[second..third])),
+                    (third, one.to_string()),
+                    (third + one.len() + 1, one.to_string()),
+                ],
+                "{sep:?}"
+            );
+            assert_eq!(consumed, text.len());
+        }
+        // An object whose braces close but which does not parse, a record start inside it.
+        let text = format!("{{\"header\":x{one}}}\n{one}");
+        let (objs, consumed) = scanned(text.as_bytes(), false, ":x");
+        assert_eq!(
+            objs,
+            [
+                (0, "garbage: bad: {\"header\":x".to_string()),
+                (11, one.to_string()),
+                (
+                    11 + one.len(),
+                    "garbage: not a JSON object: `}\\n`".to_string()
+                ),
+                (13 + one.len(), one.to_string()),
+            ]
+        );
+        assert_eq!(consumed, text.len());
+        // A file's last record, cut, with no record after it: left for the caller to count.
+        let text = format!("{one}\n{cut_short}");
+        let (objs, consumed) = scanned(text.as_bytes(), true, "\0never");
+        assert_eq!((objs.len(), consumed), (1, one.len() + 1));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use crate::analysis::inspector::record::{Record, Source};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The format versions this reader knows: JSON output format v4.x (the only one the plugin
 /// has written with these field names), Prometheus metric format minor 1 (`v<profiler
@@ -18,8 +19,8 @@ fn known_version(version: &str, json: bool) -> bool {
 
 /// One file's yield, in file order.
 #[derive(Debug, Default)]
-pub(super) struct Tally<'a> {
-    pub(super) records: Vec<Record<'a>>,
+pub(super) struct Tally {
+    pub(super) records: Vec<Record>,
     /// Byte offset (JSON) or line (Prometheus), and the reason.
     pub(super) skipped: Vec<(u64, String)>,
     pub(super) notes: Vec<String>,
@@ -31,38 +32,21 @@ pub(super) struct Tally<'a> {
     /// The last records' shared source and how many records in a row had it: consecutive
     /// records mostly share one, and a map lookup by version string per record was a
     /// measurable part of reading.
-    run: Option<(&'a Source, u64)>,
+    run: Option<(Arc<Source>, u64)>,
     ignored_metrics: BTreeMap<String, u64>,
 }
 
-impl<'a> Tally<'a> {
-    pub(super) fn record(&mut self, r: Record<'a>, verbose: bool) {
-        self.count(r.source, verbose);
-        self.records.push(r);
-    }
-
-    /// Adds the record `make` gives, of `source`, built where it is kept: a record moved on
-    /// its way from where it is built to the vector was a copy of its bytes per move.
-    #[inline]
-    pub(super) fn record_with(&mut self, source: &'a Source, make: impl FnOnce() -> Record<'a>) {
-        self.count(source, false);
-        self.records.reserve(1);
-        self.records.spare_capacity_mut()[0].write(make());
-        // SAFETY: the slot after the last record was written just above.
-        unsafe { self.records.set_len(self.records.len() + 1) }
-    }
-
-    /// Counts a record of `source` (one that carries a verbose trace where `verbose`).
-    #[inline]
-    fn count(&mut self, source: &'a Source, verbose: bool) {
+impl Tally {
+    pub(super) fn record(&mut self, r: Record, verbose: bool) {
         self.verbose += u64::from(verbose);
         match &mut self.run {
-            Some((run, n)) if std::ptr::eq(*run, source) => *n += 1,
+            Some((run, n)) if Arc::ptr_eq(run, &r.source) => *n += 1,
             _ => {
                 self.end_run();
-                self.run = Some((source, 1));
+                self.run = Some((Arc::clone(&r.source), 1));
             }
         }
+        self.records.push(r);
     }
 
     /// Counts the records of `run` by their format version.
@@ -102,7 +86,7 @@ impl<'a> Tally<'a> {
     }
 
     /// Appends `other` (the piece after this one).
-    pub(super) fn merge(&mut self, mut other: Tally<'a>) {
+    pub(super) fn merge(&mut self, mut other: Tally) {
         self.end_run();
         other.end_run();
         self.records.extend(other.records);

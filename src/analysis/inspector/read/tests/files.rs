@@ -30,7 +30,7 @@ fn a_dump_tree_reads_its_inspector_files_in_path_order_and_counts_the_rest() {
     assert!(!looks_like_inspector(&d.join("node1/empty.log")));
     assert!(!looks_like_inspector(&d.join("missing")));
 
-    let set = read_paths(&[d.to_path_buf()], super::arena()).unwrap();
+    let set = read_paths(&[d.to_path_buf()]).unwrap();
     assert_eq!(set.files, 4);
     let files: Vec<String> = set
         .records
@@ -70,7 +70,7 @@ fn bad_input_is_one_clear_line() {
         (&empty, format!("{}: empty file", empty.display())),
     ];
     for (path, want) in cases {
-        let err = read_paths(std::slice::from_ref(path), super::arena()).unwrap_err();
+        let err = read_paths(std::slice::from_ref(path)).unwrap_err();
         assert_eq!(err.to_string(), want);
         assert_eq!(err.exit_code(), crate::core::error::exit::USAGE);
     }

@@ -1,15 +1,13 @@
 //! JSON records of each documented shape, every field of the record asserted.
 
 use super::*;
-use crate::analysis::inspector::record::{
-    Op, Origin, Parts, Record, Size, SizeRule, Source, Timing,
-};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source, Timing};
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
-fn all_reduce(file: &Path) -> Parts<'static> {
-    Parts {
-        source: Box::leak(Box::new(Source {
+fn all_reduce(file: &Path) -> Record {
+    Record {
+        source: Arc::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
             comm_id: "0x7f8c496ae9f661".into(),
@@ -22,7 +20,7 @@ fn all_reduce(file: &Path) -> Parts<'static> {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        })),
+        }),
         op: Op::Collective(Collective::AllReduce),
         seq: Some(1407),
         size: Size::Exact(17179869184),
@@ -34,9 +32,9 @@ fn all_reduce(file: &Path) -> Parts<'static> {
     }
 }
 
-fn old_all_gather(file: &Path) -> Parts<'static> {
-    Parts {
-        source: Box::leak(Box::new(Source {
+fn old_all_gather(file: &Path) -> Record {
+    Record {
+        source: Arc::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
             comm_id: "0xabc".into(),
@@ -49,7 +47,7 @@ fn old_all_gather(file: &Path) -> Parts<'static> {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        })),
+        }),
         op: Op::Collective(Collective::AllGather),
         seq: Some(3),
         size: Size::Exact(4194304),
@@ -61,9 +59,9 @@ fn old_all_gather(file: &Path) -> Parts<'static> {
     }
 }
 
-fn send(file: &Path) -> Parts<'static> {
-    Parts {
-        source: Box::leak(Box::new(Source {
+fn send(file: &Path) -> Record {
+    Record {
+        source: Arc::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Json,
             comm_id: "0xdef".into(),
@@ -76,7 +74,7 @@ fn send(file: &Path) -> Parts<'static> {
             gpu: None,
             algo_proto: None,
             format_version: Some("v4.0".into()),
-        })),
+        }),
         op: Op::Send { peer: Some(5) },
         seq: Some(11),
         size: Size::Exact(65536),
@@ -230,10 +228,10 @@ fn unusable_records_are_skipped_with_their_offset_and_reason() {
         assert_eq!(reasons[k - 3], (at(k), "header.n_ranks is 0".into()));
     }
     let mut future_send = send(&p);
-    future_send.source = Box::leak(Box::new(Source {
+    future_send.source = Arc::new(Source {
         format_version: Some("v5.0".into()),
-        ..future_send.source.clone()
-    }));
+        ..Source::clone(&future_send.source)
+    });
     let mut nan_send = send(&p);
     nan_send.busbw_gbs = None;
     assert_eq!(parts(&set.records), [future_send, nan_send]);

@@ -1,19 +1,16 @@
 //! Tests of the Inspector readers through [`read_paths`](super::read_paths): JSON records of
-//! each documented shape ([`json`]), files cut mid-object ([`truncation`]), dump directories,
-//! gzip and bad input ([`files`]), Prometheus snapshots ([`prometheus`]); the fast path and
-//! its record shapes against serde ([`fast`], [`shape`]).
+//! each documented shape ([`json`]), files cut mid-object or broken inside ([`truncation`]),
+//! every layout read in blocks and pieces as one scan reads it ([`layouts`]), dump
+//! directories, gzip and bad input ([`files`]), Prometheus snapshots ([`prometheus`]).
 
-mod fast;
 mod files;
 mod json;
-mod mapped;
+mod layouts;
 mod prometheus;
-mod shape;
 mod truncation;
 
 use super::{read_paths, InspectorSet};
-use crate::analysis::inspector::record::{Parts, Record};
-use crate::analysis::inspector::Arena;
+use crate::analysis::inspector::record::Record;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -44,19 +41,14 @@ fn gz(content: &[u8]) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-/// An arena for what one test reads, kept to the end of the test process (tests read little).
-fn arena() -> &'static Arena {
-    Box::leak(Box::default())
-}
-
 /// Each record's fields.
-fn parts<'a>(records: &[Record<'a>]) -> Vec<Parts<'a>> {
-    records.iter().map(Record::parts).collect()
+fn parts(records: &[Record]) -> Vec<Record> {
+    records.to_vec()
 }
 
 /// Reads one file that must read.
-fn read_one(path: &Path) -> InspectorSet<'static> {
-    match read_paths(&[path.to_path_buf()], arena()) {
+fn read_one(path: &Path) -> InspectorSet {
+    match read_paths(&[path.to_path_buf()]) {
         Ok(set) => set,
         Err(e) => panic!("{}: {e}", path.display()),
     }
@@ -64,7 +56,7 @@ fn read_one(path: &Path) -> InspectorSet<'static> {
 
 /// The message of a read that must fail.
 fn read_err(paths: &[PathBuf]) -> String {
-    match read_paths(paths, arena()) {
+    match read_paths(paths) {
         Ok(set) => panic!("read {} records, wanted an error", set.records.len()),
         Err(e) => e.to_string(),
     }

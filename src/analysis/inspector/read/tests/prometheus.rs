@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::analysis::inspector::read::prometheus::{bucket, sample};
-use crate::analysis::inspector::record::{Op, Origin, Parts, Record, Size, SizeRule, Source};
+use crate::analysis::inspector::record::{Op, Origin, Record, Size, SizeRule, Source};
 use crate::core::collective::Collective;
 use std::sync::Arc;
 
@@ -17,9 +17,9 @@ nccl_p2p_exec_time_microseconds{version="v5.1",slurm_job_id="unknown",node="nvl7
 node_load1 0.25
 "#;
 
-fn base(file: &Path) -> Parts<'static> {
-    Parts {
-        source: Box::leak(Box::new(Source {
+fn base(file: &Path) -> Record {
+    Record {
+        source: Arc::new(Source {
             file: Arc::new(file.to_path_buf()),
             origin: Origin::Prometheus,
             comm_id: "".into(),
@@ -32,7 +32,7 @@ fn base(file: &Path) -> Parts<'static> {
             gpu: Some("GPU0".into()),
             algo_proto: Some("Ring_ll".into()),
             format_version: Some("v5.1".into()),
-        })),
+        }),
         op: Op::Collective(Collective::AllReduce),
         seq: None,
         size: Size::Bucket {
@@ -57,16 +57,16 @@ fn each_label_set_is_one_record_with_both_samples() {
     );
     let set = read_one(&p);
     let all_reduce = base(&p);
-    let all_gather = Parts {
-        source: Box::leak(Box::new(Source {
+    let all_gather = Record {
+        source: Arc::new(Source {
             comm_name: Some("say \"hi\"\\n\n".into()),
             nranks: 8,
             nnodes: Some(2),
             host: Some("n1".into()),
             gpu: Some("GPU1".into()),
             algo_proto: Some("Tree_simple".into()),
-            ..Source::clone(base(&p).source)
-        })),
+            ..Source::clone(&base(&p).source)
+        }),
         op: Op::Collective(Collective::AllGather),
         size: Size::Bucket {
             lo: 64 << 10,
@@ -78,11 +78,11 @@ fn each_label_set_is_one_record_with_both_samples() {
         timestamp_us: Some(1_700_000_000_000_000),
         ..base(&p)
     };
-    let send = Parts {
-        source: Box::leak(Box::new(Source {
+    let send = Record {
+        source: Arc::new(Source {
             algo_proto: None,
-            ..Source::clone(base(&p).source)
-        })),
+            ..Source::clone(&base(&p).source)
+        }),
         op: Op::Send { peer: None },
         size: Size::Bucket {
             lo: 512 << 20,

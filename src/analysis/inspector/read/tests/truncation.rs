@@ -110,7 +110,7 @@ fn files_spanning_many_blocks_and_pieces_read_in_order_in_any_layout() {
         };
         let p = pack(format!("big{style}.log"), text.as_bytes());
         let set = read_one(&p);
-        let seqs: Vec<u64> = set.records.iter().map(|r| r.seq().unwrap()).collect();
+        let seqs: Vec<u64> = set.records.iter().map(|r| r.seq.unwrap()).collect();
         assert_eq!(seqs, (0..n).collect::<Vec<_>>(), "style {style}");
         assert!(
             set.notes.is_empty() && set.skipped.is_empty(),
@@ -128,5 +128,43 @@ fn files_spanning_many_blocks_and_pieces_read_in_order_in_any_layout() {
                 p.display()
             )]
         );
+    }
+}
+
+#[test]
+fn a_broken_record_inside_a_file_costs_only_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in [800, 40_000] {
+        let text = many(n, 0);
+        let mid = n as usize / 2;
+        let start = text.match_indices('\n').nth(mid - 1).unwrap().0 + 1;
+        let end = start + text[start..].find('\n').unwrap() + 1;
+        let record = &text[start..end];
+        // What a process that crashed mid-record and was restarted leaves (the next record
+        // on the same line or the next), a record with bytes garbled, one with a stray quote.
+        let broken = [
+            record[..200].to_string(),
+            format!("{}\n", &record[..200]),
+            record.replace(r#""coll_sn""#, "\0\0\0\0\0\0\0\0\0"),
+            record.replace(r#""rank":2"#, r#""rank":"2"#),
+        ];
+        for (k, bad) in broken.iter().enumerate() {
+            let body = format!("{}{bad}{}", &text[..start], &text[end..]);
+            for gzip in [false, true] {
+                let name = format!("broken{n}-{k}-{gzip}.log");
+                let p = if gzip {
+                    write(dir.path(), &format!("{name}.gz"), &gz(body.as_bytes()))
+                } else {
+                    write(dir.path(), &name, body.as_bytes())
+                };
+                let set = read_one(&p);
+                let seqs: Vec<u64> = set.records.iter().map(|r| r.seq.unwrap()).collect();
+                let want: Vec<u64> = (0..n).filter(|&i| i != mid as u64).collect();
+                assert_eq!(seqs, want, "{name}");
+                assert_eq!(set.skipped.len(), 1, "{name}: {:?}", set.skipped);
+                assert_eq!(set.skipped[0].1, start as u64, "{name}");
+                assert!(set.notes.is_empty(), "{name}: {:?}", set.notes);
+            }
+        }
     }
 }

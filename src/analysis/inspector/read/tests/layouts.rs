@@ -1,10 +1,9 @@
-//! Plain files read through a mapping: the same records, notes and skipped entries as the
-//! stream gives for every layout, cut and kind of garbage; a file that shrinks while it is
-//! mapped is read again as it now is; a pipe, which cannot be mapped, is streamed.
+//! Files read in blocks and parallel pieces give the same records, notes and skipped entries
+//! as one scan of their whole content, for every layout, cut and kind of garbage, plain or
+//! gzip-compressed; a pipe reads as a file does.
 
-use super::super::mapped::Mapped;
 use super::super::split::MAX_RECORD;
-use super::super::{read_mapped_json, stream};
+use super::super::stream;
 use super::*;
 use std::fs::File;
 use std::sync::Arc;
@@ -20,7 +19,7 @@ fn lines(n: u64) -> String {
 }
 
 #[test]
-fn a_mapped_file_reads_as_the_stream_reads_it() {
+fn a_file_read_in_blocks_and_pieces_reads_as_one_scan_of_it() {
     let dir = tempfile::tempdir().unwrap();
     let big = lines(40_000);
     let nested = big.replace(":{", ":\n{");
@@ -53,28 +52,27 @@ fn a_mapped_file_reads_as_the_stream_reads_it() {
     for (i, content) in contents.iter().enumerate() {
         let path = write(dir.path(), &format!("f{i}.log"), content.as_bytes());
         let file = Arc::new(path.clone());
-        let streamed =
-            stream::read_json(file.clone(), Box::new(File::open(&path).unwrap()), arena());
-        let handle = File::open(&path).unwrap();
-        let map = Mapped::new(&handle, content.len() as u64).expect("a regular file maps");
-        let mapped = stream::read_mapped(file, &map, arena()).expect("not shrunk");
-        assert!(!streamed.records.is_empty(), "content {i}");
-        assert_eq!(
-            parts(&mapped.records),
-            parts(&streamed.records),
-            "content {i}"
+        let whole = stream::one_scan(file.clone(), content.as_bytes());
+        let read = stream::read_json(file.clone(), File::open(&path).unwrap());
+        let zipped = stream::read_json(
+            file,
+            flate2::read::GzDecoder::new(std::io::Cursor::new(gz(content.as_bytes()))),
         );
-        assert_eq!(mapped.skipped, streamed.skipped, "content {i}");
-        assert_eq!(mapped.notes, streamed.notes, "content {i}");
+        assert!(!whole.records.is_empty(), "content {i}");
+        for (tally, how) in [(&read, "plain"), (&zipped, "gzip")] {
+            assert_eq!(tally.records, whole.records, "content {i} {how}");
+            assert_eq!(tally.skipped, whole.skipped, "content {i} {how}");
+            assert_eq!(tally.notes, whole.notes, "content {i} {how}");
+        }
         if i == 6 {
             let bad = (0..30_000).filter(|i| matches!(i % 7, 0 | 1 | 3)).count();
-            assert_eq!(mapped.skipped.len(), bad, "content {i}");
+            assert_eq!(read.skipped.len(), bad, "content {i}");
         }
         if i == 7 {
             // One garbage entry, however the 9 MiB without a line starting `{` is cut.
-            assert_eq!(mapped.records.len(), 2);
+            assert_eq!(read.records.len(), 2);
             assert_eq!(
-                mapped.skipped,
+                read.skipped,
                 [(
                     ALL_REDUCE.len() as u64 + 1,
                     format!("an object still open after {MAX_RECORD} bytes")
@@ -85,39 +83,11 @@ fn a_mapped_file_reads_as_the_stream_reads_it() {
 }
 
 #[test]
-fn a_file_that_shrinks_while_mapped_is_read_again_as_it_now_is() {
-    let dir = tempfile::tempdir().unwrap();
-    let text = lines(40_000);
-    let path = write(dir.path(), "rotated.log", text.as_bytes());
-    let handle = File::open(&path).unwrap();
-    let map = Mapped::new(&handle, text.len() as u64).unwrap();
-    let kept = lines(100);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_len(kept.len() as u64)
-        .unwrap();
-    let tally = read_mapped_json(&path, Arc::new(path.clone()), map, arena()).unwrap();
-    let seqs: Vec<u64> = tally.records.iter().map(|r| r.seq().unwrap()).collect();
-    assert_eq!(seqs, (0..100).collect::<Vec<_>>());
-    assert!(tally.skipped.is_empty(), "{:?}", &tally.skipped[..3]);
-    assert_eq!(
-        tally.notes,
-        [format!(
-            "{}: the file shrank while it was read; read again from the start",
-            path.display()
-        )]
-    );
-}
-
-#[test]
-fn a_pipe_is_streamed() {
+fn a_pipe_reads_as_a_file_does() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pipe.log");
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid path string and mode.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let made = std::process::Command::new("mkfifo").arg(&path).status();
+    assert!(made.unwrap().success());
     let text = lines(3000);
     let writer = {
         let (path, text) = (path.clone(), text.clone());
