@@ -12,12 +12,6 @@ mod planted;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The one folder circle allowed, TEMPORARILY: in the Inspector reader, `fast/cursor.rs` and
-/// the `fast/shape/` folder import each other. That reader is being rewritten without `fast/`
-/// (issue 36 item 1); remove this entry when it lands, and allow no other.
-const ALLOWED_CIRCLES: &[&str] =
-    &["analysis::inspector::read::fast::cursor <-> analysis::inspector::read::fast::shape"];
-
 /// The module path of a file under `src/` (`[]` for the crate roots lib.rs and main.rs).
 pub fn module_path(rel: &Path) -> Vec<String> {
     let mut parts: Vec<String> = rel
@@ -226,7 +220,6 @@ fn no_import_circle_spans_two_folders() {
         .unwrap()
         .into_iter()
         .map(|(a, b)| format!("{} <-> {}", a.join("::"), b.join("::")))
-        .filter(|c| !ALLOWED_CIRCLES.contains(&c.as_str()))
         .collect();
     assert!(
         found.is_empty(),
