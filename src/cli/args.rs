@@ -381,7 +381,7 @@ pub(crate) enum TimerArg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DeviceList(pub Vec<usize>);
 
-fn parse_devices(text: &str) -> Result<DeviceList, String> {
+pub(crate) fn parse_devices(text: &str) -> Result<DeviceList, String> {
     let list: Result<Vec<usize>, String> = text
         .split(',')
         .map(|item| {

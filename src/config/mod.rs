@@ -5,6 +5,7 @@ pub mod accept;
 pub mod compare;
 pub mod locate;
 pub mod logs;
+pub mod stage;
 
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
@@ -24,6 +25,18 @@ pub enum BackendChoice {
     Host,
     /// One rank per MPI process, host memory, MPI collectives (cargo feature `mpi`).
     Mpi,
+}
+
+impl BackendChoice {
+    /// The `--backend` value that asks for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Nccl => "nccl",
+            BackendChoice::Host => "host",
+            BackendChoice::Mpi => "mpi",
+        }
+    }
 }
 
 /// What the time column measures.

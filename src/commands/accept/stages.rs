@@ -2,7 +2,7 @@
 //! backend is known), each run in this process's job. The first failure stops the suite on
 //! every process; the stages after it are recorded as not run.
 
-use super::{stage_config, Acceptance, Ran};
+use super::{Acceptance, Ran};
 use crate::accept::checks::{self, RunEnd};
 use crate::accept::model::{FailureClass, Stage};
 use crate::accept::suite::{self, StagePlan};
@@ -42,7 +42,7 @@ impl Acceptance<'_> {
         let mut progress = Progress {
             ran: Vec::new(),
             stop: None,
-            backend: requested_backend(&self.cfg.flags.passthrough),
+            backend: self.cfg.flags.base.config.backend.name().to_string(),
             nranks: first_cfg.local_ranks(),
             notes: Vec::new(),
         };
@@ -114,13 +114,11 @@ impl Acceptance<'_> {
     /// suite's stop.
     fn run_stage(&self, plan: StagePlan, join: &Join, root: bool, progress: &mut Progress) {
         let t0 = Instant::now();
-        let result = stage_config(&plan).and_then(|cfg| {
-            let outputs = Outputs {
-                text_file: Some(self.out.join(&plan.text)),
-                quiet: true,
-            };
-            bench_run::run_joined(&cfg, join, &outputs, None)
-        });
+        let outputs = Outputs {
+            text_file: Some(self.out.join(&plan.text)),
+            quiet: true,
+        };
+        let result = bench_run::run_joined(&plan.config, join, &outputs, None);
         let seconds = t0.elapsed().as_secs_f64();
         match result {
             Ok(done) => {
@@ -216,14 +214,6 @@ fn stop_everywhere(
         ));
     }
     Ok(())
-}
-
-/// The backend the pass-through flags ask for (`--backend NAME`), else `auto`.
-fn requested_backend(passthrough: &[String]) -> String {
-    passthrough
-        .windows(2)
-        .find(|w| w[0] == "--backend")
-        .map_or_else(|| "auto".to_string(), |w| w[1].clone())
 }
 
 /// Prints a progress line on rank 0, flushed so that it shows while the next stage runs. A
