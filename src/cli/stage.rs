@@ -3,9 +3,10 @@
 //! by the benchmark's own validation, so they mean exactly what they mean for
 //! `ncclbench <collective>`.
 
-use super::args::{parse_devices, BackendArg, BenchArgs, DeviceList};
+use super::args::{parse_devices, BenchArgs, DeviceList};
 use super::validate;
 use crate::config::stage::{GivenFlags, StageBase};
+use crate::config::BackendChoice;
 use crate::core::collective::Collective;
 use crate::core::error::Error;
 use crate::core::units::parse_int;
@@ -17,7 +18,7 @@ use std::path::PathBuf;
 pub(crate) struct StageArgs {
     /// Backend of every run, as for a benchmark
     #[arg(long, value_name = "BACKEND")]
-    pub backend: Option<BackendArg>,
+    pub backend: Option<BackendChoice>,
     /// Threads per process, as for a benchmark
     #[arg(short = 't', long = "nthreads", value_name = "N")]
     #[arg(value_parser = parse_int, allow_hyphen_values = true)]

@@ -133,7 +133,7 @@ impl<'a> Acceptance<'a> {
         let mut report = root.then(|| {
             self.judge(
                 &progress.ran,
-                progress.backend,
+                progress.backend.name().to_string(),
                 progress.nranks,
                 progress.notes,
             )

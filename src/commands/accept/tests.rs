@@ -96,7 +96,10 @@ fn every_benchmark_flag_reaches_the_stage_as_given() {
         1 << 30,
     );
     let cfg = config(&p);
-    assert_eq!(cfg.backend, crate::config::BackendChoice::Nccl);
+    assert_eq!(
+        cfg.backend,
+        crate::config::BackendChoice::Use(crate::result::BackendKind::Nccl)
+    );
     assert_eq!((cfg.nthreads, cfg.ngpus), (2, 1));
     assert_eq!(cfg.devices, Some(vec![3, 1]));
     assert!(cfg.redact);
