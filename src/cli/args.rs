@@ -382,7 +382,7 @@ impl ValueEnum for Verify {
 /// `--timer` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum TimerArg {
-    // Plain comments, not docs (see BackendArg).
+    // Plain comments, not docs (see the --verify values above).
     Host,
     Device,
 }
