@@ -34,7 +34,7 @@ impl Noop {
     fn new(ranks: usize) -> Self {
         Noop {
             info: BackendInfo {
-                name: "noop",
+                name: ncclbench::result::BackendKind::Host,
                 nranks: ranks,
                 first_rank: 0,
                 local_ranks: ranks,

@@ -1,15 +1,20 @@
-//! The stages of an acceptance run as command lines: per collective a correctness stage
-//! (`-c 1 -d all -o all` over the profile's small sizes, one iteration) and a performance
-//! stage (the profile's sweep, float/sum, no checking, so verification never slows the
-//! measurement). Every stage is an ordinary `ncclbench <collective>` command line, parsed by
-//! the same CLI as a hand-typed one and recorded in `accept.json`, so any stage can be rerun
-//! by hand.
+//! The stages of an acceptance run: per collective a correctness stage (`-c 1 -d all -o all`
+//! over the profile's small sizes, one iteration) and a performance stage (the profile's
+//! sweep, float/sum, no checking, so verification never slows the measurement). Each stage is
+//! the run configuration the `accept` command line starts every stage from, with the stage's
+//! own settings made in code, and the equivalent `ncclbench <collective>` command line,
+//! recorded in `accept.json` so that any stage can be rerun by hand.
 
 use super::model::Stage;
 use super::profile::Suite;
 use crate::config::accept::StageFlags;
+use crate::config::RunConfig;
 use crate::core::collective::Collective;
+use crate::core::dtype::DataType;
+use crate::core::op::RedOp;
+use crate::result::Step;
 use std::path::Path;
+use std::time::Duration;
 
 /// One stage to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +23,9 @@ pub struct StagePlan {
     pub stage: Stage,
     /// Collective.
     pub collective: Collective,
-    /// The full command line, program name first.
+    /// What the stage runs.
+    pub config: RunConfig,
+    /// The equivalent command line, program name first.
     pub argv: Vec<String>,
     /// The text table file, relative to the output directory.
     pub text: String,
@@ -87,41 +94,72 @@ pub fn one(
     let dir = stage.name();
     let text = format!("{dir}/{}.txt", coll.name());
     let csv = format!("{dir}/{}.csv", coll.name());
-    let mut argv: Vec<String> = vec!["ncclbench".into(), coll.name().into()];
+    let timeout = timeout_s(suite, flags);
+    let mut cfg = flags.base.config.clone();
+    cfg.collective = coll;
+    let factor = match stage {
+        Stage::Correctness => {
+            cfg.min_bytes = suite.correctness_min_bytes;
+            cfg.max_bytes = suite.correctness_max_bytes;
+            cfg.check = 1;
+            cfg.dtypes = DataType::ALL.to_vec();
+            cfg.ops = RedOp::ALL.to_vec();
+            cfg.warmup_iters = 1;
+            cfg.iters = 1;
+            suite.correctness_step_factor
+        }
+        Stage::Performance | Stage::Baseline | Stage::Locate => {
+            cfg.min_bytes = suite.perf_min_bytes.min(perf_max);
+            cfg.max_bytes = perf_max;
+            cfg.check = 0;
+            cfg.warmup_iters = suite.warmup_iters;
+            cfg.iters = suite.iters;
+            suite.perf_step_factor
+        }
+    };
+    // A profile's step factors are at least 2 (checked when it is loaded).
+    cfg.step = Step::Factor(factor);
+    cfg.timeout = Some(Duration::from_secs(timeout));
+    cfg.csv = Some(out.join(&csv));
+    cfg.argv = command_line(&cfg, stage, flags);
+    StagePlan {
+        stage,
+        collective: coll,
+        argv: cfg.argv.clone(),
+        config: cfg,
+        text,
+        csv,
+    }
+}
+
+/// The command line that runs `cfg`, a `stage` of the suite, by hand.
+fn command_line(cfg: &RunConfig, stage: Stage, flags: &StageFlags) -> Vec<String> {
+    let mut argv: Vec<String> = vec!["ncclbench".into(), cfg.collective.name().into()];
     let mut flag = |f: &str, v: String| {
         argv.push(f.into());
         argv.push(v);
     };
-    match stage {
-        Stage::Correctness => {
-            flag("-b", suite.correctness_min_bytes.to_string());
-            flag("-e", suite.correctness_max_bytes.to_string());
-            flag("-f", suite.correctness_step_factor.to_string());
-            flag("-c", "1".into());
-            flag("-d", "all".into());
-            flag("-o", "all".into());
-            flag("-w", "1".into());
-            flag("-n", "1".into());
-        }
-        Stage::Performance | Stage::Baseline | Stage::Locate => {
-            flag("-b", suite.perf_min_bytes.min(perf_max).to_string());
-            flag("-e", perf_max.to_string());
-            flag("-f", suite.perf_step_factor.to_string());
-            flag("-c", "0".into());
-            flag("-w", suite.warmup_iters.to_string());
-            flag("-n", suite.iters.to_string());
-        }
+    let factor = match cfg.step {
+        Step::Factor(f) => f,
+        Step::Bytes(_) => 1,
+    };
+    flag("-b", cfg.min_bytes.to_string());
+    flag("-e", cfg.max_bytes.to_string());
+    flag("-f", factor.to_string());
+    flag("-c", cfg.check.to_string());
+    if stage == Stage::Correctness {
+        flag("-d", "all".into());
+        flag("-o", "all".into());
     }
-    flag("-T", timeout_s(suite, flags).to_string());
-    flag("--csv", out.join(&csv).display().to_string());
-    argv.extend(flags.passthrough.iter().cloned());
-    StagePlan {
-        stage,
-        collective: coll,
-        argv,
-        text,
-        csv,
+    flag("-w", cfg.warmup_iters.to_string());
+    flag("-n", cfg.iters.to_string());
+    let timeout = cfg.timeout.map_or(0, |t| t.as_secs());
+    flag("-T", timeout.to_string());
+    if let Some(csv) = &cfg.csv {
+        flag("--csv", csv.display().to_string());
     }
+    argv.extend(flags.base.given.args());
+    argv
 }
 
 /// The sweep end that fits in host memory for backends whose buffers live there: `avail`

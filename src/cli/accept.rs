@@ -1,11 +1,13 @@
 //! `ncclbench accept`'s flags and their check into an [`AcceptConfig`].
 //!
-//! The stage flags (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`) are passed to every
-//! stage's benchmark command line unchanged and checked there, so they mean exactly what they
-//! mean for `ncclbench <collective>`; `-T` and `-e` replace the profile's timeout and sweep end.
+//! The benchmark flags (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`; [`StageArgs`]) are
+//! checked as a benchmark's are and start every stage's configuration; `-T` and `-e` replace
+//! the profile's timeout and sweep end.
 
+use super::stage::{self, StageArgs};
 use crate::config::accept::AcceptConfig;
 use crate::config::accept::StageFlags;
+use crate::core::collective::Collective;
 use crate::core::error::Error;
 use crate::core::units::parse_size;
 use clap::Args;
@@ -45,21 +47,9 @@ pub(crate) struct AcceptArgs {
     /// Smallest time change called a regression against the baseline, percent
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub threshold: Option<f64>,
-    /// Backend of every stage (auto, nccl, host, mpi)
-    #[arg(long, value_name = "BACKEND")]
-    pub backend: Option<String>,
-    /// Threads per process, as for a benchmark
-    #[arg(short = 't', long = "nthreads", value_name = "N")]
-    pub nthreads: Option<String>,
-    /// GPUs per thread, as for a benchmark
-    #[arg(short = 'g', long = "ngpus", value_name = "N")]
-    pub ngpus: Option<String>,
-    /// The libnccl to load, as for a benchmark
-    #[arg(long = "nccl-lib", value_name = "PATH")]
-    pub nccl_lib: Option<PathBuf>,
-    /// CUDA devices of the local ranks, as for a benchmark
-    #[arg(long, value_name = "LIST")]
-    pub devices: Option<String>,
+    /// The benchmark flags of every stage.
+    #[command(flatten)]
+    pub stage: StageArgs,
     /// Per-wait timeout of every stage in seconds [default: the profile's timeout_s]
     #[arg(short = 'T', long = "timeout", value_name = "SECONDS")]
     pub timeout: Option<u64>,
@@ -111,21 +101,9 @@ pub(crate) fn config(a: AcceptArgs) -> Result<AcceptConfig, Error> {
             "invalid value '0' for -e: must be at least 1 byte",
         ));
     }
-    let mut passthrough = Vec::new();
-    let mut pass = |flag: &str, v: Option<String>| {
-        if let Some(v) = v {
-            passthrough.push(flag.to_string());
-            passthrough.push(v);
-        }
-    };
-    pass("--backend", a.backend);
-    pass("-t", a.nthreads);
-    pass("-g", a.ngpus);
-    pass("--nccl-lib", a.nccl_lib.map(|p| p.display().to_string()));
-    pass("--devices", a.devices);
-    if a.redact {
-        passthrough.push("--redact".into());
-    }
+    // Checked here, before anything runs, as a benchmark's own flags are.
+    let base = stage::base(a.stage, a.redact, Collective::AllReduce)
+        .map_err(|e| Error::usage(format!("accept: {e}")))?;
     Ok(AcceptConfig {
         profile: a.profile,
         out: a.out,
@@ -137,7 +115,7 @@ pub(crate) fn config(a: AcceptArgs) -> Result<AcceptConfig, Error> {
         threshold_pct: a.threshold,
         list_profiles: a.list_profiles,
         flags: StageFlags {
-            passthrough,
+            base,
             timeout_s: a.timeout,
             perf_max_bytes: a.maxbytes,
         },

@@ -9,10 +9,12 @@
 use super::accept::AcceptArgs;
 use super::compare::CompareArgs;
 use super::locate::LocateArgs;
+use crate::config::{BackendChoice, Verify};
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::core::units::{parse_int, parse_size};
+use crate::result::BackendKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -309,7 +311,7 @@ pub(crate) struct BenchArgs {
     /// memory; needs the `mpi` build), auto = nccl if a GPU is usable
     #[arg(long = "backend", value_name = "BACKEND")]
     #[arg(default_value = "auto")]
-    pub backend: BackendArg,
+    pub backend: BackendChoice,
     /// Write the results as CSV to this file
     #[arg(long = "csv", value_name = "FILE")]
     #[arg(allow_hyphen_values = true)]
@@ -338,7 +340,7 @@ pub(crate) struct BenchArgs {
     /// Where -c fills and checks the buffers: auto (on the GPU when the verification kernels
     /// load, else on the host; the header says which), device (GPU kernels, or exit 2), host
     #[arg(long = "verify", value_name = "WHERE", default_value = "auto")]
-    pub verify: VerifyArg,
+    pub verify: Verify,
     /// Mask host names, PIDs, IPs, pointers, user names in paths and secret-looking variables
     /// in every output (stdout, CSV and its .env.json, JSON)
     #[arg(long = "redact")]
@@ -360,19 +362,27 @@ pub(crate) struct BenchArgs {
     pub nvtx: bool,
 }
 
-/// `--verify` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum VerifyArg {
-    // Plain comments, not docs (see BackendArg).
-    Auto,
-    Device,
-    Host,
+// `--verify` values are the configuration's own: its type stays free of clap.
+impl ValueEnum for Verify {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Verify::Auto, Verify::Device, Verify::Host]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        // No help text per value: documented values would switch clap's long help to a
+        // one-paragraph-per-flag layout.
+        Some(clap::builder::PossibleValue::new(match self {
+            Verify::Auto => "auto",
+            Verify::Device => "device",
+            Verify::Host => "host",
+        }))
+    }
 }
 
 /// `--timer` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum TimerArg {
-    // Plain comments, not docs (see BackendArg).
+    // Plain comments, not docs (see the --verify values above).
     Host,
     Device,
 }
@@ -381,7 +391,7 @@ pub(crate) enum TimerArg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DeviceList(pub Vec<usize>);
 
-fn parse_devices(text: &str) -> Result<DeviceList, String> {
+pub(crate) fn parse_devices(text: &str) -> Result<DeviceList, String> {
     let list: Result<Vec<usize>, String> = text
         .split(',')
         .map(|item| {
@@ -397,15 +407,21 @@ fn parse_devices(text: &str) -> Result<DeviceList, String> {
     list.map(DeviceList)
 }
 
-/// `--backend` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum BackendArg {
-    // Plain comments, not docs: documented values would switch clap's long help to a
-    // one-paragraph-per-flag layout.
-    Auto,
-    Nccl,
-    Host,
-    Mpi,
+// `--backend` values are the configuration's own, in this order: auto, nccl, host, mpi.
+impl ValueEnum for BackendChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            BackendChoice::Auto,
+            BackendChoice::Use(BackendKind::Nccl),
+            BackendChoice::Use(BackendKind::Host),
+            BackendChoice::Use(BackendKind::Mpi),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        // No help text per value (see Verify).
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
 }
 
 /// A `-o`/`-d` value: one name, or every name for `all`, in nccl-tests' order.

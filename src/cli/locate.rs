@@ -1,7 +1,8 @@
-//! `ncclbench locate`'s flags and their check into a [`LocateConfig`]. The placement flags
-//! (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`) mean what they mean for a benchmark
-//! and are checked by the benchmark's own validation when the job's backend is opened.
+//! `ncclbench locate`'s flags and their check into a [`LocateConfig`]. The benchmark flags
+//! (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`; [`StageArgs`]) mean what they mean for
+//! a benchmark and are checked by the benchmark's own validation.
 
+use super::stage::{self, StageArgs};
 use crate::config::locate::LocateConfig;
 use crate::core::collective::Collective;
 use crate::core::error::Error;
@@ -51,21 +52,9 @@ pub(crate) struct LocateArgs {
     /// NCCL debug logs of this job (NCCL_DEBUG=INFO), to name the NIC of a slow rail
     #[arg(long = "nccl-log", value_name = "FILE")]
     pub nccl_log: Vec<PathBuf>,
-    /// Backend (auto, nccl, host, mpi), as for a benchmark
-    #[arg(long, value_name = "BACKEND")]
-    pub backend: Option<String>,
-    /// Threads per process, as for a benchmark
-    #[arg(short = 't', long = "nthreads", value_name = "N")]
-    pub nthreads: Option<String>,
-    /// GPUs per thread, as for a benchmark
-    #[arg(short = 'g', long = "ngpus", value_name = "N")]
-    pub ngpus: Option<String>,
-    /// The libnccl to load, as for a benchmark
-    #[arg(long = "nccl-lib", value_name = "PATH")]
-    pub nccl_lib: Option<PathBuf>,
-    /// CUDA devices of the local ranks, as for a benchmark
-    #[arg(long, value_name = "LIST")]
-    pub devices: Option<String>,
+    /// The benchmark flags of the job.
+    #[command(flatten)]
+    pub stage: StageArgs,
     /// Mask host names and PIDs in the report, locate.json and hostfile (for sharing the
     /// evidence; the exclude line then names masked hosts)
     #[arg(long)]
@@ -100,18 +89,8 @@ pub(crate) fn config(a: LocateArgs) -> Result<LocateConfig, Error> {
             "invalid value '0' for -b: must be at least 1 byte",
         ));
     }
-    let mut passthrough = Vec::new();
-    let mut pass = |flag: &str, v: Option<String>| {
-        if let Some(v) = v {
-            passthrough.push(flag.to_string());
-            passthrough.push(v);
-        }
-    };
-    pass("--backend", a.backend);
-    pass("-t", a.nthreads);
-    pass("-g", a.ngpus);
-    pass("--nccl-lib", a.nccl_lib.map(|p| p.display().to_string()));
-    pass("--devices", a.devices);
+    // `--redact` masks locate's own report; the job's benchmark outputs are not written.
+    let base = stage::base(a.stage, false, collective)?;
     Ok(LocateConfig {
         collective,
         bytes: a.bytes,
@@ -122,7 +101,7 @@ pub(crate) fn config(a: LocateArgs) -> Result<LocateConfig, Error> {
         out: a.out,
         profile: a.profile,
         nccl_logs: a.nccl_log,
-        passthrough,
+        base,
         redact: a.redact,
     })
 }

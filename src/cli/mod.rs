@@ -13,6 +13,7 @@ mod accept;
 mod args;
 mod compare;
 mod locate;
+mod stage;
 mod suggest;
 mod validate;
 

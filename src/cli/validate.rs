@@ -4,11 +4,11 @@
 //! Where nccl-tests warns and carries on (or loops forever), this is an error: one line that
 //! names the flag and the value, returned as [`Error::Usage`] (exit status 2).
 
-use super::args::{BackendArg, BenchArgs, DeviceList, TimerArg, VerifyArg};
+use super::args::{BenchArgs, DeviceList, TimerArg};
 use crate::config::{BackendChoice, RootChoice, RunConfig, TimeReduce, Timer, TuningOptions};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
-use crate::result::Step;
+use crate::result::{BackendKind, Step};
 use std::time::Duration;
 
 /// A flag as messages name it: `-z/--blocking`.
@@ -156,12 +156,7 @@ pub(crate) fn run_config(
         unalign: Flag('u', "unalign").ranged(a.unalign, 0, i64::from(i32::MAX))?,
         per_iter,
         per_iter_skip: skip_count(a.per_iter_skip, iters, per_iter)?,
-        backend: match a.backend {
-            BackendArg::Auto => BackendChoice::Auto,
-            BackendArg::Nccl => BackendChoice::Nccl,
-            BackendArg::Host => BackendChoice::Host,
-            BackendArg::Mpi => BackendChoice::Mpi,
-        },
+        backend: a.backend,
         csv: a.csv,
         json,
         prom: a.prom,
@@ -171,11 +166,7 @@ pub(crate) fn run_config(
             TimerArg::Host => Timer::Host,
             TimerArg::Device => Timer::Device,
         },
-        verify: match a.verify {
-            VerifyArg::Auto => crate::config::Verify::Auto,
-            VerifyArg::Device => crate::config::Verify::Device,
-            VerifyArg::Host => crate::config::Verify::Host,
-        },
+        verify: a.verify,
         redact: a.redact,
         per_group: a.per_group,
         tuning: tuning_options(a.tuning, a.show_algo, a.nvtx, a.backend)?,
@@ -188,10 +179,10 @@ fn tuning_options(
     tuning: bool,
     show_algo: bool,
     nvtx: bool,
-    backend: BackendArg,
+    backend: BackendChoice,
 ) -> Result<TuningOptions, Error> {
     let capture = tuning || show_algo;
-    if capture && backend == BackendArg::Host {
+    if capture && backend == BackendChoice::Use(BackendKind::Host) {
         return Err(Error::usage(
             "--tuning and --show-algo read NCCL's debug log; the host backend has no NCCL",
         ));

@@ -1,5 +1,6 @@
 //! The validated `ncclbench accept` command: what the suite runs with and where it writes.
 
+use super::stage::StageBase;
 use std::path::PathBuf;
 
 /// A validated `ncclbench accept` command.
@@ -32,11 +33,12 @@ pub struct AcceptConfig {
     pub locate: bool,
 }
 
-/// Flags every stage gets from the `accept` command line (backend and placement).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What every stage gets from the `accept` command line.
+#[derive(Debug, Clone, PartialEq)]
 pub struct StageFlags {
-    /// `--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`, `--redact` as given, in order.
-    pub passthrough: Vec<String>,
+    /// The benchmark flags (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`, `--redact`)
+    /// and the configuration every stage starts from.
+    pub base: StageBase,
     /// `-T` in seconds (the profile's `timeout_s` when not given).
     pub timeout_s: Option<u64>,
     /// `-e` for the performance stages (the profile's `perf_max_bytes` when not given).

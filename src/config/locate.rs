@@ -1,5 +1,6 @@
 //! The validated `ncclbench locate` command.
 
+use super::stage::StageBase;
 use crate::core::collective::Collective;
 use std::path::PathBuf;
 
@@ -24,8 +25,9 @@ pub struct LocateConfig {
     pub profile: Option<String>,
     /// `--nccl-log FILE...`: NCCL logs of the job, to name the NIC of a rail.
     pub nccl_logs: Vec<PathBuf>,
-    /// `--backend`, `-t`, `-g`, `--nccl-lib`, `--devices` as given, for the job's backend.
-    pub passthrough: Vec<String>,
+    /// The benchmark flags (`--backend`, `-t`, `-g`, `--nccl-lib`, `--devices`) and the
+    /// configuration the job and its backend start from.
+    pub base: StageBase,
     /// `--redact`: host names and PIDs masked in what is printed and written.
     pub redact: bool,
 }

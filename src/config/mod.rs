@@ -5,25 +5,32 @@ pub mod accept;
 pub mod compare;
 pub mod locate;
 pub mod logs;
+pub mod stage;
 
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
-use crate::result::Step;
+use crate::result::{BackendKind, Step};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Which backend runs the collectives.
+/// `--backend`: which backend runs the collectives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BackendChoice {
-    /// NCCL when a CUDA driver and a GPU are present, else host.
+    /// NCCL when a CUDA driver and a GPU are present, else host (mpi in a multi-process job).
     Auto,
-    /// NCCL on GPUs.
-    Nccl,
-    /// Threads of this process, host memory.
-    Host,
-    /// One rank per MPI process, host memory, MPI collectives (cargo feature `mpi`).
-    Mpi,
+    /// This one.
+    Use(BackendKind),
+}
+
+impl BackendChoice {
+    /// The `--backend` value that asks for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Use(k) => k.name(),
+        }
+    }
 }
 
 /// What the time column measures.

@@ -6,12 +6,14 @@ use crate::core::collective::{Collective, OpColumn};
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 
+mod backend;
 mod device;
 pub mod environment;
 mod group;
 pub mod topology;
 pub mod tuning;
 
+pub use backend::BackendKind;
 pub use device::DeviceInfo;
 pub use group::{GroupInfo, GroupMeasurement};
 

@@ -77,8 +77,8 @@ pub struct GraphId(pub usize);
 /// Static facts about a backend instance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BackendInfo {
-    /// `host`, `nccl`, `mpi`.
-    pub name: &'static str,
+    /// Which backend this is.
+    pub name: crate::result::BackendKind,
     /// Total ranks in the communicator.
     pub nranks: usize,
     /// Global rank of local rank 0; local rank i is global rank `first_rank + i`.

@@ -179,12 +179,15 @@ fn long_only_flags_set_backend_and_output_files() {
     ];
     let c = run(&words);
     assert_eq!(c.collective, Collective::SendRecv);
-    assert_eq!(c.backend, BackendChoice::Host);
+    assert_eq!(
+        c.backend,
+        BackendChoice::Use(crate::result::BackendKind::Host)
+    );
     assert_eq!(c.csv, Some(PathBuf::from("r.csv")));
     assert_eq!(c.json, Some(PathBuf::from("r.json")));
     assert_eq!(
         run(&["ncclbench", "reduce", "--backend=nccl"]).backend,
-        BackendChoice::Nccl
+        BackendChoice::Use(crate::result::BackendKind::Nccl)
     );
 }
 

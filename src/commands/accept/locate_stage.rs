@@ -70,7 +70,7 @@ impl Acceptance<'_> {
             return Ok(None);
         }
         let cfg = self.locate_config(&settings);
-        let run_cfg = locate::job_config(&cfg)?;
+        let run_cfg = locate::job_config(&cfg);
         let out = self.out.join(DIR);
         let made = match &report {
             Some(_) => std::fs::create_dir_all(&out).map_err(|source| Error::Io {
@@ -151,7 +151,7 @@ impl Acceptance<'_> {
             out: Some(self.out.join(DIR)),
             profile: None,
             nccl_logs: Vec::new(),
-            passthrough: self.cfg.flags.passthrough.clone(),
+            base: self.cfg.flags.base.clone(),
             redact: self.cfg.redact,
         }
     }
@@ -175,7 +175,7 @@ fn argv(cfg: &LocateConfig, out: &std::path::Path) -> Vec<String> {
         "-T".into(),
         cfg.timeout_s.to_string(),
     ]);
-    a.extend(cfg.passthrough.iter().cloned());
+    a.extend(cfg.base.given.args());
     a.extend(["--out".into(), out.display().to_string()]);
     a
 }

@@ -31,7 +31,6 @@ use crate::accept::suite::{self, StagePlan};
 use crate::accept::{make_profile, profile};
 use crate::bench::job::bootstrap::Bootstrap;
 use crate::bench::job::join::Join;
-use crate::cli::Command;
 use crate::config::accept::AcceptConfig;
 use crate::config::RunConfig;
 use crate::core::error::Error;
@@ -63,18 +62,6 @@ pub fn run(cfg: &AcceptConfig) -> Result<u8, Error> {
     }
     let prof = profile::load(cfg.profile.as_deref())?;
     Acceptance::new(cfg, prof)?.run()
-}
-
-/// A stage's command line as a run configuration.
-fn stage_config(plan: &StagePlan) -> Result<RunConfig, Error> {
-    let argv: Vec<std::ffi::OsString> = plan.argv.iter().map(Into::into).collect();
-    match crate::cli::parse(&argv)? {
-        Command::Run(cfg) => Ok(cfg),
-        _ => Err(Error::usage(format!(
-            "accept: {} is not a benchmark command line",
-            plan.argv.join(" ")
-        ))),
-    }
 }
 
 /// The acceptance run in progress.
@@ -146,7 +133,7 @@ impl<'a> Acceptance<'a> {
         let mut report = root.then(|| {
             self.judge(
                 &progress.ran,
-                progress.backend,
+                progress.backend.name().to_string(),
                 progress.nranks,
                 progress.notes,
             )
@@ -177,8 +164,7 @@ impl<'a> Acceptance<'a> {
         exit_status(code, progress.stop, &join, boot.as_mut())
     }
 
-    /// The first stage's configuration, which opens the job. Parsing its command line checks
-    /// the pass-through flags before anything runs.
+    /// The first stage's configuration, which opens the job.
     fn first_stage_config(&self, perf_max: u64) -> Result<RunConfig, Error> {
         let suite = &self.profile.suite;
         let first = suite::one(
@@ -189,9 +175,8 @@ impl<'a> Acceptance<'a> {
             suite.collectives[0],
             perf_max,
         );
-        let first_cfg = stage_config(&first).map_err(|e| Error::usage(format!("accept: {e}")))?;
-        self.check_ranks(&first_cfg)?;
-        Ok(first_cfg)
+        self.check_ranks(&first.config)?;
+        Ok(first.config)
     }
 
     /// Refuses a profile whose thresholds assume another number of ranks than this job has.

@@ -107,14 +107,8 @@ impl Acceptance<'_> {
         }
         let p = self.out.join("profile.toml");
         std::fs::write(&p, &self.profile.text).map_err(io(&p))?;
-        let mut env = crate::bench::environment::collect(
-            self.cfg
-                .flags
-                .passthrough
-                .windows(2)
-                .find(|w| w[0] == "--nccl-lib")
-                .map(|w| Path::new(&w[1])),
-        );
+        let mut env =
+            crate::bench::environment::collect(self.cfg.flags.base.config.nccl_lib.as_deref());
         if self.cfg.redact {
             crate::result::environment::redact_report(
                 &mut env,

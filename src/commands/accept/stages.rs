@@ -2,15 +2,16 @@
 //! backend is known), each run in this process's job. The first failure stops the suite on
 //! every process; the stages after it are recorded as not run.
 
-use super::{stage_config, Acceptance, Ran};
+use super::{Acceptance, Ran};
 use crate::accept::checks::{self, RunEnd};
 use crate::accept::model::{FailureClass, Stage};
 use crate::accept::suite::{self, StagePlan};
 use crate::bench::job::bootstrap::Bootstrap;
 use crate::bench::job::join::Join;
 use crate::commands::bench::{self as bench_run, Outputs};
-use crate::config::RunConfig;
+use crate::config::{BackendChoice, RunConfig};
 use crate::core::error::Error;
+use crate::result::BackendKind;
 use std::io::Write;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ pub(super) struct Progress {
     /// The failure that stopped the suite.
     pub(super) stop: Option<(FailureClass, Error)>,
     /// The backend the stages ran on; until a stage reports it, the one asked for.
-    pub(super) backend: String,
+    pub(super) backend: BackendChoice,
     /// The ranks of the job, as the last completed stage counted them.
     pub(super) nranks: usize,
     /// Notes for the report.
@@ -42,7 +43,7 @@ impl Acceptance<'_> {
         let mut progress = Progress {
             ran: Vec::new(),
             stop: None,
-            backend: requested_backend(&self.cfg.flags.passthrough),
+            backend: self.cfg.flags.base.config.backend,
             nranks: first_cfg.local_ranks(),
             notes: Vec::new(),
         };
@@ -56,7 +57,7 @@ impl Acceptance<'_> {
         } else {
             self.perf_end(
                 perf_max,
-                &progress.backend,
+                progress.backend,
                 first_cfg,
                 boot,
                 &mut progress.notes,
@@ -114,17 +115,15 @@ impl Acceptance<'_> {
     /// suite's stop.
     fn run_stage(&self, plan: StagePlan, join: &Join, root: bool, progress: &mut Progress) {
         let t0 = Instant::now();
-        let result = stage_config(&plan).and_then(|cfg| {
-            let outputs = Outputs {
-                text_file: Some(self.out.join(&plan.text)),
-                quiet: true,
-            };
-            bench_run::run_joined(&cfg, join, &outputs, None)
-        });
+        let outputs = Outputs {
+            text_file: Some(self.out.join(&plan.text)),
+            quiet: true,
+        };
+        let result = bench_run::run_joined(&plan.config, join, &outputs, None);
         let seconds = t0.elapsed().as_secs_f64();
         match result {
             Ok(done) => {
-                progress.backend = done.backend.to_string();
+                progress.backend = BackendChoice::Use(done.backend);
                 progress.nranks = done.nranks;
                 say(
                     root,
@@ -175,12 +174,12 @@ impl Acceptance<'_> {
     fn perf_end(
         &self,
         perf_max: u64,
-        backend: &str,
+        backend: BackendChoice,
         cfg: &RunConfig,
         boot: &mut dyn Bootstrap,
         notes: &mut Vec<String>,
     ) -> Result<u64, Error> {
-        let local = if backend == "nccl" {
+        let local = if backend == BackendChoice::Use(BackendKind::Nccl) {
             perf_max
         } else {
             crate::core::host::mem_available()
@@ -190,10 +189,11 @@ impl Acceptance<'_> {
         let end = u64::MAX - boot.max_u64(u64::MAX - local)?;
         if end < perf_max {
             notes.push(format!(
-                "performance sweep ends at {} instead of {}: the {backend} backend's buffers \
-                 live in host memory",
+                "performance sweep ends at {} instead of {}: the {} backend's buffers live in \
+                 host memory",
                 crate::core::units::iec_bytes_whole(end),
-                crate::core::units::iec_bytes_whole(perf_max)
+                crate::core::units::iec_bytes_whole(perf_max),
+                backend.name()
             ));
         }
         Ok(end)
@@ -216,14 +216,6 @@ fn stop_everywhere(
         ));
     }
     Ok(())
-}
-
-/// The backend the pass-through flags ask for (`--backend NAME`), else `auto`.
-fn requested_backend(passthrough: &[String]) -> String {
-    passthrough
-        .windows(2)
-        .find(|w| w[0] == "--backend")
-        .map_or_else(|| "auto".to_string(), |w| w[1].clone())
 }
 
 /// Prints a progress line on rank 0, flushed so that it shows while the next stage runs. A

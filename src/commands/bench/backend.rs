@@ -12,6 +12,7 @@ use crate::config::{BackendChoice, RunConfig};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
+use crate::result::BackendKind;
 
 /// A backend ready to run, or NCCL probed and waiting for the job's plan.
 pub(super) enum Opened {
@@ -75,9 +76,9 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
     };
     let mpi = || join.mpi_backend(cfg).map(Opened::Ready);
     match cfg.backend {
-        BackendChoice::Host => Ok((host()?, vec![])),
-        BackendChoice::Mpi => Ok((mpi()?, vec![])),
-        BackendChoice::Nccl => nccl_backend(cfg, join),
+        BackendChoice::Use(BackendKind::Host) => Ok((host()?, vec![])),
+        BackendChoice::Use(BackendKind::Mpi) => Ok((mpi()?, vec![])),
+        BackendChoice::Use(BackendKind::Nccl) => nccl_backend(cfg, join),
         BackendChoice::Auto => match no_gpu() {
             None => nccl_backend(cfg, join),
             Some(why) if join.is_multi() => {
@@ -92,8 +93,8 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
 /// what `auto` picks on a machine without a GPU), before anything is opened.
 pub fn runs_on_host_memory(cfg: &RunConfig) -> bool {
     match cfg.backend {
-        BackendChoice::Host | BackendChoice::Mpi => true,
-        BackendChoice::Nccl => false,
+        BackendChoice::Use(BackendKind::Host) | BackendChoice::Use(BackendKind::Mpi) => true,
+        BackendChoice::Use(BackendKind::Nccl) => false,
         BackendChoice::Auto => no_gpu().is_some(),
     }
 }
@@ -148,11 +149,7 @@ fn probe_nccl(cfg: &RunConfig, join: &Join, lib: PathBuf) -> Result<nccl::Probe,
         cta_policy: cfg.cta_policy,
         register: cfg.local_register,
         collective: cfg.collective,
-        verify: match cfg.verify {
-            crate::config::Verify::Auto => nccl::VerifyMode::Auto,
-            crate::config::Verify::Device => nccl::VerifyMode::Device,
-            crate::config::Verify::Host => nccl::VerifyMode::Host,
-        },
+        verify: cfg.verify,
     };
     nccl::probe(&opts)
 }

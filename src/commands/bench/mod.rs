@@ -57,8 +57,8 @@ pub struct Finished {
     pub outcome: crate::bench::runner::Outcome,
     /// The exit status every process agreed on.
     pub exit_status: u8,
-    /// Backend name (`nccl`, `host`, `mpi`).
-    pub backend: &'static str,
+    /// The backend that ran it.
+    pub backend: crate::result::BackendKind,
     /// Ranks in the communicator.
     pub nranks: usize,
 }
@@ -128,10 +128,11 @@ pub fn run_joined(
     ));
     meta.backend_lines.splice(0..0, choice_notes);
     meta.backend_lines.extend(skip_lines);
-    if info.name == "host" {
+    if info.name == crate::result::BackendKind::Host {
         meta.backend_lines.extend(host_ignored_flags(cfg));
     }
-    if cfg.verify == crate::config::Verify::Device && info.name != "nccl" {
+    if cfg.verify == crate::config::Verify::Device && info.name != crate::result::BackendKind::Nccl
+    {
         return Err(Error::usage(format!(
             "--verify device needs the NCCL backend's GPU buffers; the {} backend verifies on \
              the host (--verify host or auto)",

@@ -45,7 +45,7 @@ pub(crate) fn measure(
     let started = crate::bench::runner::local_time();
     let (mut backend, notes) = crate::commands::bench::start_backend(run_cfg, join)?;
     let backend_name = backend.info().name;
-    let on_host = backend_name != "nccl";
+    let on_host = backend_name != crate::result::BackendKind::Nccl;
     let bytes = cfg
         .bytes
         .unwrap_or(if on_host { 1 << 20 } else { 256 << 20 });

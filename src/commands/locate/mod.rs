@@ -9,11 +9,11 @@ mod joined;
 
 use crate::bench::job::join::Join;
 use crate::bench::locate::verdict::Floors;
-use crate::cli::Command;
 use crate::config::locate::LocateConfig;
 use crate::config::RunConfig;
 use crate::core::error::Error;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub(crate) use joined::{end, measure, redactor, Located};
 
@@ -26,7 +26,7 @@ pub fn run(cfg: &LocateConfig) -> Result<u8, Error> {
             )));
         }
     }
-    let run_cfg = job_config(cfg)?;
+    let run_cfg = job_config(cfg);
     let join = Join::open(&run_cfg)?;
     let out = cfg.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
@@ -48,18 +48,19 @@ pub fn run(cfg: &LocateConfig) -> Result<u8, Error> {
         .map_err(|e| join.failed(e))
 }
 
-/// The benchmark configuration the job and its backend are opened with.
-pub(crate) fn job_config(cfg: &LocateConfig) -> Result<RunConfig, Error> {
-    let mut argv: Vec<String> = vec!["ncclbench".into(), cfg.collective.name().into()];
-    argv.extend(["-T".into(), cfg.timeout_s.to_string()]);
-    argv.extend(cfg.passthrough.iter().cloned());
-    let argv: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
-    match crate::cli::parse(&argv)? {
-        Command::Run(c) => Ok(c),
-        _ => Err(Error::usage(
-            "locate: its flags do not make a benchmark job",
-        )),
-    }
+/// The benchmark configuration the job and its backend are opened with: the benchmark flags'
+/// configuration, running the collective with every wait bounded by `-T`.
+pub(crate) fn job_config(cfg: &LocateConfig) -> RunConfig {
+    let mut run = cfg.base.config.clone();
+    run.collective = cfg.collective;
+    run.timeout = Some(Duration::from_secs(cfg.timeout_s));
+    run.argv = ["ncclbench", cfg.collective.name(), "-T"]
+        .map(String::from)
+        .into_iter()
+        .chain([cfg.timeout_s.to_string()])
+        .chain(cfg.base.given.args())
+        .collect();
+    run
 }
 
 /// The output directory: new or empty, made here.

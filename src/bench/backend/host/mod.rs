@@ -82,7 +82,7 @@ impl HostBackend {
         limits::check_rank_threads(nranks, &limits::Limits::current(), mem_available())?;
         Ok(HostBackend {
             info: BackendInfo {
-                name: "host",
+                name: crate::result::BackendKind::Host,
                 nranks,
                 first_rank: 0,
                 local_ranks: nranks,

@@ -185,7 +185,7 @@ mod tests {
             cta_policy: None,
             register: 0,
             collective,
-            verify: super::super::setup::VerifyMode::Auto,
+            verify: crate::config::Verify::Auto,
         }
     }
 

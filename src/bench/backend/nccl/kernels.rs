@@ -11,8 +11,8 @@ use crate::bench::cuda::{Context, DeviceBuffer, Function, Module};
 use crate::core::error::Error;
 
 use super::error::cuda_err;
-use super::setup::VerifyMode;
 use super::{NcclBackend, Rank};
+use crate::config::Verify;
 use crate::core::host::gethostname_short;
 
 /// The kernels as PTX ISA 7.8 for compute_70 (any driver that runs a CUDA 11.8+ NCCL build
@@ -55,15 +55,15 @@ impl RankKernels {
 
 /// Loads the verification kernels into every rank's context as `mode` asks; the header line
 /// names where verification runs and, when `auto` fell back to the host, why.
-pub(super) fn load_all(ranks: &mut [Rank], mode: VerifyMode) -> Result<String, Error> {
-    if mode == VerifyMode::Host {
+pub(super) fn load_all(ranks: &mut [Rank], mode: Verify) -> Result<String, Error> {
+    if mode == Verify::Host {
         return Ok("# verify: host (--verify host)".into());
     }
     let mut loaded = Vec::with_capacity(ranks.len());
     for r in ranks.iter() {
         match RankKernels::load(&r.context) {
             Ok(k) => loaded.push(k),
-            Err(why) if mode == VerifyMode::Device => {
+            Err(why) if mode == Verify::Device => {
                 return Err(Error::Cuda(format!(
                     "{}: --verify device: the verification kernels do not load on device {}: {why}",
                     gethostname_short(),

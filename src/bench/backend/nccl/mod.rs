@@ -32,7 +32,7 @@ use nccl_sys::Nccl;
 
 pub use devices::{DeviceChoice, FIRST_DEVICE_ENV};
 pub use kernels::PTX;
-pub use setup::{probe, single_process_id, NcclOptions, Probe, VerifyMode};
+pub use setup::{probe, single_process_id, NcclOptions, Probe};
 
 use caps::Caps;
 use error::{cuda_err, nccl_err};

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use crate::bench::backend::{BackendInfo, DeviceInfo};
 use crate::bench::cuda::{Context, Driver, Stream};
+use crate::config::Verify;
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
@@ -52,19 +53,7 @@ pub struct NcclOptions {
     /// The collective (sendrecv limits P2P peers on new libraries, as nccl-tests does).
     pub collective: Collective,
     /// `--verify`: where `-c` fills and checks buffers.
-    pub verify: VerifyMode,
-}
-
-/// `--verify`: where the verification data is filled and checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum VerifyMode {
-    /// On the device where the kernels load into every rank's context, else on the host.
-    #[default]
-    Auto,
-    /// On the device; failing to load the kernels stops the run.
-    Device,
-    /// On the host (generated there, copied in and out).
-    Host,
+    pub verify: Verify,
 }
 
 /// The backend up to its communicators: library loaded, devices chosen, contexts retained,
@@ -134,7 +123,7 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
     header_lines.append(&mut caps.notes(opts));
     header_lines.extend(sharing.note);
     let info = BackendInfo {
-        name: "nccl",
+        name: crate::result::BackendKind::Nccl,
         nranks: opts.nranks,
         first_rank: opts.first_rank,
         local_ranks: opts.local_ranks,

@@ -7,6 +7,7 @@ use crate::bench::backend::{Backend, DeviceInfo};
 use crate::bench::job::bootstrap::{Bootstrap, SingleProcess};
 use crate::config::{BackendChoice, RunConfig};
 use crate::core::error::Error;
+use crate::result::BackendKind;
 
 /// This process's membership.
 pub struct Join {
@@ -32,7 +33,7 @@ impl Join {
         #[cfg(not(feature = "mpi"))]
         {
             sanity::check(launcher.as_ref(), None).map_err(|l| refuse(l, launcher.as_ref()))?;
-            if cfg.backend == BackendChoice::Mpi {
+            if cfg.backend == BackendChoice::Use(BackendKind::Mpi) {
                 return Err(Error::usage(format!(
                     "--backend mpi: this binary has no MPI support; {}",
                     sanity::REBUILD
@@ -46,7 +47,7 @@ impl Join {
                 .as_ref()
                 .and_then(|l| l.world_size)
                 .is_some_and(|n| n > 1);
-            if !multi && cfg.backend != BackendChoice::Mpi {
+            if !multi && cfg.backend != BackendChoice::Use(BackendKind::Mpi) {
                 return Ok(Join { job: None });
             }
             let job = crate::bench::job::mpi::init(cfg.timeout)?;

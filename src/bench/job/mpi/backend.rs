@@ -58,7 +58,7 @@ impl MpiBackend {
     ) -> MpiBackend {
         MpiBackend {
             info: BackendInfo {
-                name: "mpi",
+                name: crate::result::BackendKind::Mpi,
                 nranks,
                 first_rank: rank,
                 local_ranks: 1,

@@ -45,7 +45,7 @@ pub(super) fn config() -> RunConfig {
         unalign: 0,
         per_iter: false,
         per_iter_skip: 0,
-        backend: BackendChoice::Nccl,
+        backend: BackendChoice::Use(crate::result::BackendKind::Nccl),
         csv: None,
         json: None,
         prom: None,
@@ -63,7 +63,7 @@ pub(super) fn config() -> RunConfig {
 /// A one-rank NCCL backend's facts with `mem` bytes of device memory.
 pub(super) fn info(mem: Option<u64>) -> BackendInfo {
     BackendInfo {
-        name: "nccl",
+        name: crate::result::BackendKind::Nccl,
         nranks: 1,
         first_rank: 0,
         local_ranks: 1,

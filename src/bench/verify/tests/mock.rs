@@ -26,7 +26,7 @@ impl Mock {
     pub fn new(nranks: usize) -> Mock {
         Mock {
             info: BackendInfo {
-                name: "mock",
+                name: crate::result::BackendKind::Host,
                 nranks,
                 first_rank: 0,
                 local_ranks: nranks,

@@ -241,7 +241,7 @@ fn info_and_devices_describe_local_threads() {
     let info = be.info();
     assert_eq!(
         (info.name, info.nranks, info.first_rank, info.local_ranks),
-        ("host", 3, 0, 3)
+        (crate::result::BackendKind::Host, 3, 0, 3)
     );
     assert_eq!(
         info.header_lines,
