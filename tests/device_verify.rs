@@ -86,6 +86,29 @@ fn a_corrupted_element_is_counted_exactly_through_the_device_path() {
     assert_eq!(rows(&r.out)[0][8], "1", "{}", r.out);
 }
 
+/// `--verify host` at a size over one host chunk (64 MiB, not a multiple of it): a clean run
+/// verifies, and one corrupted element is exactly one wrong element, so every chunk was
+/// filled and compared at its own place.
+#[test]
+fn host_verification_counts_exactly_over_more_than_one_chunk() {
+    let args = "all_reduce --backend nccl -g 1 -b 72M -e 72M -w 0 -n 1 -c 1 --verify host";
+    let r = run(args, &[]);
+    assert_eq!(r.code, Some(0), "`{args}`:\n{}\n{}", r.out, r.err);
+    assert!(r.out.contains("# verify: host ("), "{}", r.out);
+    assert!(r.out.contains("# Out of bounds values : 0 OK"), "{}", r.out);
+    // Op 2 is the out-of-place verification launch (as in the device-path test above).
+    let r = run(args, &[("FAKE_NCCL_CORRUPT_AT", "2")]);
+    assert_eq!(r.code, Some(7), "`{args}`:\n{}\n{}", r.out, r.err);
+    let row = &rows(&r.out)[0];
+    assert_eq!(row[0], (72u64 << 20).to_string(), "{}", r.out);
+    assert_eq!(row[8], "1", "out-of-place #wrong:\n{}", r.out);
+    assert!(
+        r.out.contains("# Out of bounds values : 1 FAILED"),
+        "{}",
+        r.out
+    );
+}
+
 #[test]
 fn the_header_says_where_verification_ran_and_device_is_refused_off_the_gpu() {
     let r = run(

@@ -13,6 +13,7 @@ mod alltoallv_faults;
 mod analysis_fit;
 mod analyze_cli;
 mod analyze_perf_json;
+mod auto_backend;
 mod cli_errors;
 mod compare_cli;
 mod crates_csv;

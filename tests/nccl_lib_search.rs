@@ -136,6 +136,37 @@ fn the_python_wheel_is_found_and_named_in_the_header_and_the_records() {
     assert!(env.out.contains(&line), "{}", env.out);
 }
 
+/// The machine's real `python3` (no stub script): a virtual environment with the fake as its
+/// nvidia-nccl wheel's library, as `pip install nvidia-nccl-cu12` (or PyTorch) would leave it.
+#[test]
+fn the_real_python3_finds_the_wheel_in_a_virtual_environment() {
+    if machine_has_nccl() {
+        return;
+    }
+    let m = Machine::new(None);
+    let venv = m.dir.path().join("venv");
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python3 on PATH (the tests need the machine's real python3)");
+    assert!(made.success(), "python3 -m venv: {made}");
+    let lib = std::fs::read_dir(venv.join("lib")).unwrap();
+    let site = lib
+        .map(|e| e.unwrap().path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .expect("the environment's site-packages");
+    let wheel = site.join("nvidia/nccl/lib/libnccl.so.2");
+    std::fs::create_dir_all(wheel.parent().unwrap()).unwrap();
+    symlink(fake_lib_dir().join("libnccl.so.2"), &wheel).unwrap();
+
+    let r = run(m.cmd("env --json").env("PATH", venv.join("bin")));
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    assert_eq!(v["nccl"]["found_by"], "python_nvidia_nccl", "{}", r.out);
+    assert_eq!(v["nccl"]["found_as"], wheel.display().to_string());
+}
+
 #[test]
 fn torch_is_looked_at_after_the_wheels() {
     let m = Machine::new(None);

@@ -7,6 +7,7 @@
 //! driver predates `cuStreamWaitValue32_v2`. `FAKE_CUDA_NO_STREAM_MEM_OPS=1` makes every
 //! device report CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 (92) as 0, so the v1
 //! `cuStreamWaitValue32` fails with CUDA_ERROR_NOT_SUPPORTED (v2 needs no attribute).
+//! `FAKE_CUDA_INIT_ERROR=CODE` makes `cuInit` return CODE (see [`init_error`]).
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -92,15 +93,39 @@ fn error_text(code: CuResult) -> Option<(&'static CStr, &'static CStr)> {
     })
 }
 
-/// `cuInit(unsigned flags)`; flags must be 0.
+/// `cuInit(unsigned flags)`; flags must be 0. Fails with [`init_error`] when one is set, and
+/// the driver then stays uninitialised (every later call is CUDA_ERROR_NOT_INITIALIZED), as a
+/// real driver whose `cuInit` failed.
 #[no_mangle]
 pub unsafe extern "C" fn cuInit(flags: u32) -> CuResult {
     cu_guard(|| {
         if flags != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
+        if let Some(code) = init_error() {
+            return Err(code);
+        }
         state().initialized = true;
         Ok(())
+    })
+}
+
+/// The code `cuInit` returns (`FAKE_CUDA_INIT_ERROR`: a node whose driver is installed but
+/// cannot start, e.g. 802 with the fabric manager down, 803 after a driver upgrade without a
+/// reboot); `None` when unset, empty or 0. A value that is not a number panics, which the
+/// guard turns into CUDA_ERROR_UNKNOWN: a typo in a test must not pass for a working driver.
+pub fn init_error() -> Option<CuResult> {
+    static V: OnceLock<Option<CuResult>> = OnceLock::new();
+    *V.get_or_init(|| {
+        let text = std::env::var("FAKE_CUDA_INIT_ERROR").unwrap_or_default();
+        match text.trim() {
+            "" => None,
+            t => match t.parse::<CuResult>() {
+                Ok(0) => None,
+                Ok(code) => Some(code),
+                Err(_) => panic!("FAKE_CUDA_INIT_ERROR={t:?} is not a CUresult"),
+            },
+        }
     })
 }
 

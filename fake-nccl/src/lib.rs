@@ -32,6 +32,9 @@
 //! [`module`] (PTX modules), [`launch`] (kernel launches),
 //! [`debuglog`] (`NCCL_DEBUG` lines).
 //!
+//! A broken GPU node: `FAKE_CUDA_INIT_ERROR=CODE` makes `cuInit` return CODE (802 system not
+//! ready, 803/804 driver mismatch, 999, or 100 for no device; see [`cuda_api::init_error`]).
+//!
 //! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
 //! one device allocation of the comm's device; a communication call outside a group from a
 //! thread owning several ranks of the communicator is ncclInvalidUsage; partners that disagree

@@ -16,15 +16,17 @@ use std::time::{Duration, Instant};
 pub const TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Prints python's import path (in import order, which is the order PyTorch would find its
-/// `nvidia` packages in), then the site directories that are not on it, one per line.
-const SCRIPT: &str = "import site, sys\n\
-seen = []\n\
-dirs = list(sys.path) + list(getattr(site, 'getsitepackages', lambda: [])())\n\
-dirs.append(site.getusersitepackages())\n\
-for d in dirs:\n\
-    if d and d not in seen:\n\
-        seen.append(d)\n\
-        print(d)\n";
+/// `nvidia` packages in), then the site directories that are not on it, one per line. Written
+/// with plain newlines: a `\` line continuation would strip the indentation Python needs.
+const SCRIPT: &str = "import site, sys
+seen = []
+dirs = list(sys.path) + list(getattr(site, 'getsitepackages', lambda: [])())
+dirs.append(site.getusersitepackages())
+for d in dirs:
+    if d and d not in seen:
+        seen.append(d)
+        print(d)
+";
 
 /// The site directories of the `python3` on `PATH`, asked once per process (a run searches
 /// for its library more than once, and the answer cannot change).
@@ -125,6 +127,26 @@ mod tests {
             start.elapsed()
         );
         assert!(err.contains("did not answer within 0.3 s"), "{err}");
+    }
+
+    /// The real `python3` of this machine (not a stub), in a fresh virtual environment: the
+    /// script must run and name the environment's site-packages, where pip puts the wheels.
+    #[test]
+    fn the_real_python3_names_a_virtual_environments_site_packages() {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path().join("venv");
+        let made = Command::new("python3")
+            .args(["-m", "venv", "--without-pip"])
+            .arg(&venv)
+            .status()
+            .expect("python3 on PATH (the tests need the machine's real python3)");
+        assert!(made.success(), "python3 -m venv: {made}");
+        let dirs = query(venv.join("bin/python3").as_os_str(), TIMEOUT).unwrap();
+        let venv = venv.canonicalize().unwrap();
+        let inside = |d: &PathBuf| {
+            d.ends_with("site-packages") && d.canonicalize().is_ok_and(|d| d.starts_with(&venv))
+        };
+        assert!(dirs.iter().any(inside), "{dirs:?}");
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub type CUgraphExec = *mut c_void;
 pub const CUDA_SUCCESS: CUresult = 0;
 /// `CUDA_ERROR_NOT_READY`: what the query calls return while work is pending.
 pub const CUDA_ERROR_NOT_READY: CUresult = 600;
+/// `CUDA_ERROR_NO_DEVICE`: the driver works and sees no GPU (`cuInit` on a machine without one).
+pub const CUDA_ERROR_NO_DEVICE: CUresult = 100;
 /// `CU_DEVICE_ATTRIBUTE_PCI_BUS_ID`.
 pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: c_int = 33;
 /// `CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID`.

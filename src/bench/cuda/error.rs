@@ -79,6 +79,34 @@ impl fmt::Display for CudaError {
 
 impl std::error::Error for CudaError {}
 
+/// The name and meaning of the codes with which `cuInit` fails on a GPU node whose driver is
+/// installed but cannot start, and what to check. Kept here because the driver's own text
+/// (when it has one) says what failed, not what an operator should look at.
+pub fn init_failure(code: CUresult) -> Option<(&'static str, &'static str)> {
+    Some(match code {
+        802 => (
+            "CUDA_ERROR_SYSTEM_NOT_READY",
+            "the system is not ready for CUDA work: a driver service it needs is not running \
+             (on NVSwitch systems, the fabric manager: check nvidia-fabricmanager)",
+        ),
+        803 => (
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "the CUDA driver library does not match the loaded kernel module (a driver upgraded \
+             without a reboot, or a container's libcuda from another driver)",
+        ),
+        804 => (
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+            "the CUDA forward compatibility libraries are in use on a GPU that does not support \
+             them",
+        ),
+        999 => (
+            "CUDA_ERROR_UNKNOWN",
+            "an unknown driver error (the kernel log may show an Xid for the GPU)",
+        ),
+        _ => return None,
+    })
+}
+
 /// Turns `code`, returned by `call`, into a result, asking the driver for the code's name and
 /// description on failure.
 pub(crate) fn check(api: &Api, call: &'static str, code: CUresult) -> Result<(), CudaError> {

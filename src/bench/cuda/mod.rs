@@ -25,7 +25,7 @@ mod tests;
 pub use crate::result::environment::DeviceSummary;
 pub use context::{Context, Stream};
 pub use driver::{Device, Driver, SONAMES};
-pub use error::CudaError;
+pub use error::{init_failure, CudaError};
 pub use event::{Event, Graph, GraphExec};
 pub use memops::WaitValue32;
 pub use memory::DeviceBuffer;

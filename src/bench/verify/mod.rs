@@ -119,11 +119,25 @@ impl CheckCase {
     }
 }
 
+/// The most bytes the host path fills or inspects in one backend call: a backend that copies
+/// through a host buffer (NCCL's `--verify host`) then needs at most this much of it, whatever
+/// the buffer size (8 GiB at the top of a default sweep).
+pub const HOST_CHUNK_BYTES: usize = 64 << 20;
+
 /// Writes every local rank's inputs for the case (the runs of [`fill_runs`]): zeroes the receive
 /// region, then writes the send segments of [`Collective::send_contents`] at the send pointer
 /// (for in-place calls that pointer lies inside the receive allocation, so the send data
 /// overwrites part of the zeros).
 pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error> {
+    prepare_in_chunks(backend, case, HOST_CHUNK_BYTES)
+}
+
+/// [`prepare`] with the host path's runs cut into pieces of at most `chunk` bytes.
+pub(crate) fn prepare_in_chunks(
+    backend: &mut dyn Backend,
+    case: &CheckCase,
+    chunk: usize,
+) -> Result<(), Error> {
     let p = case.pattern();
     if let Some(k) = backend.kernels() {
         // Queued on each rank's stream, ahead of the collective that reads them.
@@ -135,7 +149,10 @@ pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error>
         return Ok(());
     }
     let elt = case.dtype.size();
-    for run in fill_runs(case)? {
+    for run in fill_runs(case)?
+        .into_iter()
+        .flat_map(|r| r.chunks(chunk / elt, elt))
+    {
         let write = &mut |b: &mut [u8]| write_content(&p, run.rank, run.content, run.at, b);
         backend.fill(run.local, run.buf, run.offset, run.len * elt, write)?;
     }
@@ -145,6 +162,15 @@ pub fn prepare(backend: &mut dyn Backend, case: &CheckCase) -> Result<(), Error>
 /// Counts wrong elements over every local rank's receive region (`recv_elems` elements at the
 /// receive pointer) against [`Collective::expected_contents`], run by run ([`check_runs`]).
 pub fn check(backend: &mut dyn Backend, case: &CheckCase) -> Result<u64, Error> {
+    check_in_chunks(backend, case, HOST_CHUNK_BYTES)
+}
+
+/// [`check`] with the host path's runs cut into pieces of at most `chunk` bytes.
+pub(crate) fn check_in_chunks(
+    backend: &mut dyn Backend,
+    case: &CheckCase,
+    chunk: usize,
+) -> Result<u64, Error> {
     let p = case.pattern();
     if let Some(k) = backend.kernels() {
         for run in check_runs(case)? {
@@ -156,7 +182,10 @@ pub fn check(backend: &mut dyn Backend, case: &CheckCase) -> Result<u64, Error> 
     }
     let elt = case.dtype.size();
     let mut wrong = 0u64;
-    for run in check_runs(case)? {
+    for run in check_runs(case)?
+        .into_iter()
+        .flat_map(|r| r.chunks(chunk / elt, elt))
+    {
         let count = &mut |d: &[u8]| wrong += count_wrong(&p, run.rank, run.content, run.at, d);
         backend.inspect(run.local, run.buf, run.offset, run.len * elt, count)?;
     }

@@ -38,6 +38,19 @@ impl Run {
             elems: self.len,
         }
     }
+
+    /// This run as consecutive runs of at most `max_elems` elements of `elt` bytes (at least
+    /// one each), so a host fill or check of any size needs a bounded buffer.
+    pub fn chunks(self, max_elems: usize, elt: usize) -> impl Iterator<Item = Run> {
+        let step = max_elems.max(1);
+        (0..self.len).step_by(step).map(move |skip| Run {
+            offset: self.offset + skip * elt,
+            len: step.min(self.len - skip),
+            content: shifted(self.content, skip),
+            at: self.at + skip,
+            ..self
+        })
+    }
 }
 
 /// What [`super::prepare`] writes, in order: each local rank's receive region zeroed, then its

@@ -79,7 +79,7 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
         BackendChoice::Use(BackendKind::Host) => Ok((host()?, vec![])),
         BackendChoice::Use(BackendKind::Mpi) => Ok((mpi()?, vec![])),
         BackendChoice::Use(BackendKind::Nccl) => nccl_backend(cfg, join),
-        BackendChoice::Auto => match no_gpu() {
+        BackendChoice::Auto => match no_gpu()? {
             None => nccl_backend(cfg, join),
             Some(why) if join.is_multi() => {
                 Ok((mpi()?, vec![format!("# --backend auto chose mpi: {why}")]))
@@ -90,25 +90,63 @@ pub(super) fn open_backend(cfg: &RunConfig, join: &Join) -> Result<(Opened, Vec<
 }
 
 /// Whether a run of `cfg` keeps its buffers in host memory (the host or MPI backend, chosen or
-/// what `auto` picks on a machine without a GPU), before anything is opened.
+/// what `auto` picks on a machine without a GPU), before anything is opened. A GPU node whose
+/// driver fails is not: `auto` refuses to run there.
 pub fn runs_on_host_memory(cfg: &RunConfig) -> bool {
     match cfg.backend {
         BackendChoice::Use(BackendKind::Host) | BackendChoice::Use(BackendKind::Mpi) => true,
         BackendChoice::Use(BackendKind::Nccl) => false,
-        BackendChoice::Auto => no_gpu().is_some(),
+        BackendChoice::Auto => matches!(no_gpu(), Ok(Some(_))),
     }
 }
 
-/// Why `auto` cannot use NCCL here (no driver, no device), or `None` when it can.
-fn no_gpu() -> Option<String> {
-    match crate::bench::cuda::probe() {
-        Err(crate::bench::cuda::CudaError::NoDriver { .. }) => {
-            Some("no CUDA driver (libcuda.so.1 cannot be loaded)".into())
+/// Why `auto` cannot use NCCL here, or `None` when it can. Only a machine without a GPU is a
+/// reason (no driver library, CUDA_ERROR_NO_DEVICE, no device visible); a driver that is there
+/// but fails (802 with the fabric manager down, 803 after an upgrade without a reboot, a
+/// library too old to have an entry point) is an error: host numbers printed on a GPU node
+/// would pass for the GPUs'.
+fn no_gpu() -> Result<Option<String>, Error> {
+    use crate::bench::cuda::{api::CUDA_ERROR_NO_DEVICE, probe, CudaError};
+    match probe() {
+        Err(CudaError::NoDriver { .. }) => Ok(Some(
+            "no CUDA driver (libcuda.so.1 cannot be loaded)".into(),
+        )),
+        Err(e) if e.code() == Some(CUDA_ERROR_NO_DEVICE) => {
+            Ok(Some(format!("no CUDA device ({e})")))
         }
-        Err(e) => Some(e.to_string()),
-        Ok(devices) if devices.is_empty() => Some("no CUDA device is visible".into()),
-        Ok(_) => None,
+        Err(e) => Err(Error::Cuda(format!(
+            "{}: --backend auto: the CUDA driver is installed but cannot be used: {}; not \
+             falling back to the host backend (--backend host measures the host on purpose)",
+            crate::core::host::gethostname_short(),
+            unusable_driver(&e)
+        ))),
+        Ok(devices) if devices.is_empty() => Ok(Some("no CUDA device is visible".into())),
+        Ok(_) => Ok(None),
     }
+}
+
+/// A failing driver call as its code, the code's name and what it means (the driver's text
+/// when ncclbench has none of its own for the code); other errors as they display.
+fn unusable_driver(e: &crate::bench::cuda::CudaError) -> String {
+    let crate::bench::cuda::CudaError::Call {
+        call,
+        code,
+        name,
+        description,
+    } = e
+    else {
+        return e.to_string();
+    };
+    let known = crate::bench::cuda::init_failure(*code);
+    let name = name
+        .as_deref()
+        .or(known.map(|k| k.0))
+        .unwrap_or("a code the driver does not name");
+    let meaning = known
+        .map(|k| k.1)
+        .or(description.as_deref())
+        .unwrap_or("no description");
+    format!("{call} returned {code} ({name}): {meaning}")
 }
 
 /// The NCCL backend on the library the search finds, with a header note saying how.

@@ -15,6 +15,7 @@ mod memory;
 mod register;
 mod setup;
 mod split;
+mod staging;
 mod sync;
 mod teardown;
 
@@ -68,7 +69,7 @@ pub struct NcclBackend {
     events_used: usize,
     graphs: Vec<Vec<GraphExec>>,
     /// Host bytes for fills and inspections.
-    staging: Vec<u8>,
+    staging: staging::Staging,
     /// `--timer device` gate words.
     gates: gate::Gates,
     /// Set once the communicators were aborted (after a timeout or an async error).
@@ -97,7 +98,7 @@ impl NcclBackend {
             events: Vec::new(),
             events_used: 0,
             graphs: Vec::new(),
-            staging: Vec::new(),
+            staging: staging::Staging::default(),
             gates: gate::Gates::default(),
             aborted: false,
             closed: false,
@@ -195,11 +196,10 @@ impl Backend for NcclBackend {
         f: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), Error> {
         let mut staging = std::mem::take(&mut self.staging);
-        staging.clear();
-        staging.resize(len, 0);
-        f(&mut staging);
+        let bytes = staging.take(len);
+        f(bytes);
         let stream = &self.rank(local)?.stream;
-        let result = self.buffer(local, buf)?.write(stream, offset, &staging);
+        let result = self.buffer(local, buf)?.write(stream, offset, bytes);
         self.staging = staging;
         result
     }
@@ -213,12 +213,11 @@ impl Backend for NcclBackend {
         f: &mut dyn FnMut(&[u8]),
     ) -> Result<(), Error> {
         let mut staging = std::mem::take(&mut self.staging);
-        staging.clear();
-        staging.resize(len, 0);
+        let bytes = staging.take(len);
         let stream = &self.rank(local)?.stream;
-        let result = self.buffer(local, buf)?.read(stream, offset, &mut staging);
+        let result = self.buffer(local, buf)?.read(stream, offset, bytes);
         if result.is_ok() {
-            f(&staging);
+            f(bytes);
         }
         self.staging = staging;
         result

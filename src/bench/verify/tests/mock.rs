@@ -19,6 +19,8 @@ pub(crate) struct Mock {
     bufs: Vec<[Vec<u8>; 2]>,
     /// How the model combines rank contributions.
     pub order: Order,
+    /// The most bytes one `fill` or `inspect` asked for.
+    pub largest: usize,
 }
 
 impl Mock {
@@ -38,6 +40,7 @@ impl Mock {
             },
             bufs: vec![[Vec::new(), Vec::new()]; nranks],
             order: Order::Left,
+            largest: 0,
         }
     }
 
@@ -93,6 +96,7 @@ impl Backend for Mock {
         f: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), Error> {
         self.range(local, buf, offset, len)?;
+        self.largest = self.largest.max(len);
         f(&mut self.bufs[local][buf as usize][offset..offset + len]);
         Ok(())
     }
@@ -105,6 +109,7 @@ impl Backend for Mock {
         f: &mut dyn FnMut(&[u8]),
     ) -> Result<(), Error> {
         self.range(local, buf, offset, len)?;
+        self.largest = self.largest.max(len);
         f(&self.bufs[local][buf as usize][offset..offset + len]);
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! sensitivity to the faults verification exists to catch.
 
 mod avg;
+mod chunks;
 mod collectives;
 mod mock;
 mod reduce_props;
