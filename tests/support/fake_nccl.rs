@@ -101,6 +101,7 @@ pub fn table_rows(out: &str) -> Vec<Vec<String>> {
 /// The environment that makes every process of an `mpirun` job load the fake (8 devices per
 /// process, so 8 one-GPU processes of one host each have their own), with its rendezvous
 /// directories under `rdv`.
+#[cfg(feature = "mpi")]
 pub fn mpi_env(rdv: &Path) -> Vec<(&'static str, String)> {
     let dir = fake_lib_dir();
     vec![
