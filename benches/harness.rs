@@ -17,7 +17,7 @@ use ncclbench::bench::plan;
 use ncclbench::bench::runner::Runner;
 use ncclbench::cli::{self, Command};
 use ncclbench::config::RunConfig;
-use ncclbench::core::collective::Collective;
+use ncclbench::core::collective::{Collective, Traffic};
 use ncclbench::core::dtype::DataType;
 use ncclbench::core::error::Error;
 use ncclbench::core::op::RedOp;
@@ -152,13 +152,14 @@ fn runner_time(ranks: usize, m: u64, launches: u64, extra: &str) -> Duration {
 /// what any harness pays.
 fn bare_time(ranks: usize, launches: u64) -> Duration {
     let coll = Collective::AllReduce;
-    let shape = coll.shape(8, DataType::Float, ranks);
+    let shape = coll.shape(&Traffic::default(), 8, DataType::Float, ranks);
     let call = Call {
         coll,
         dtype: DataType::Float,
         op: RedOp::Sum,
         root: 0,
         count: shape.count,
+        traffic: Default::default(),
         ranks: (0..ranks)
             .map(|r| rank_args(coll, &shape, DataType::Float, r, Placement::OutOfPlace, 0))
             .collect(),

@@ -8,7 +8,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use ncclbench::bench::backend::host::HostBackend;
 use ncclbench::bench::backend::{rank_args, Backend, Call};
-use ncclbench::core::collective::Collective;
+use ncclbench::core::collective::{Collective, Traffic};
 use ncclbench::core::dtype::DataType;
 use ncclbench::core::op::RedOp;
 use ncclbench::result::Placement;
@@ -19,7 +19,7 @@ const BYTES: usize = 64 << 20;
 fn all_reduce(c: &mut Criterion) {
     let coll = Collective::AllReduce;
     let dt = DataType::Float;
-    let shape = coll.shape(BYTES, dt, RANKS);
+    let shape = coll.shape(&Traffic::default(), BYTES, dt, RANKS);
     let mut be = HostBackend::new(RANKS).expect("host backend");
     be.allocate(BYTES, BYTES).expect("allocate");
     let mut group = c.benchmark_group("all_reduce_64MiB_float_4_ranks");
@@ -31,6 +31,7 @@ fn all_reduce(c: &mut Criterion) {
             op: RedOp::Sum,
             root: 0,
             count: shape.count,
+            traffic: Default::default(),
             ranks: (0..RANKS)
                 .map(|r| rank_args(coll, &shape, dt, r, placement, 0))
                 .collect(),

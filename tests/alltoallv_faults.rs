@@ -1,29 +1,35 @@
 //! The verifier against alltoallv's own faults, for every type on 3 and 4 ranks: a segment
 //! delivered to the wrong peer (the intended receiver keeps its zeros, the other one gets the
 //! wrong data) and a short segment (its tail never arrives). `#wrong` must equal the number
-//! of elements that really differ from the clean result. Default (generated, spread 1)
-//! traffic: the process-wide setting is never changed here.
+//! of elements that really differ from the clean result. Each case carries its own traffic:
+//! generated (spread 1, the default) or a matrix with unequal totals.
 
 use ncclbench::bench::backend::host::HostBackend;
 use ncclbench::bench::backend::{rank_args, Backend, Buf, Call};
 use ncclbench::bench::verify::{self, CheckCase};
-use ncclbench::core::collective::alltoallv::pair_elems;
-use ncclbench::core::collective::Collective;
+use ncclbench::core::collective::alltoallv::{pair_elems, parse_matrix};
+use ncclbench::core::collective::{Collective, Traffic};
 use ncclbench::core::dtype::DataType;
 use ncclbench::core::op::RedOp;
 use ncclbench::result::Placement;
+use std::sync::Arc;
 
 const SIZE: usize = 3 * 1024;
 const BASE: usize = 16;
 
 fn case(dtype: DataType, n: usize) -> CheckCase {
+    case_with(Traffic::default(), dtype, n)
+}
+
+fn case_with(traffic: Traffic, dtype: DataType, n: usize) -> CheckCase {
     let coll = Collective::AllToAllv;
     CheckCase {
         coll,
         dtype,
         op: RedOp::Sum,
         root: 0,
-        shape: coll.shape(SIZE, dtype, n),
+        shape: coll.shape(&traffic, SIZE, dtype, n),
+        traffic: Arc::new(traffic),
         nranks: n,
         first_rank: 0,
         local_ranks: n,
@@ -40,6 +46,7 @@ fn call(c: &CheckCase) -> Call {
         op: c.op,
         root: 0,
         count: c.shape.count,
+        traffic: c.traffic.clone(),
         ranks: (0..c.nranks)
             .map(|r| rank_args(c.coll, &c.shape, c.dtype, r, c.placement, c.base))
             .collect(),
@@ -74,7 +81,7 @@ fn put(b: &mut HostBackend, rank: usize, offset: usize, data: &[u8]) {
 
 /// Byte offset of `src`'s segment in `dst`'s receive buffer, and its length in elements.
 fn segment(c: &CheckCase, src: usize, dst: usize) -> (usize, usize) {
-    let pair = |s, d| pair_elems(c.shape.count, c.dtype.size(), s, d, c.nranks);
+    let pair = |s, d| pair_elems(&c.traffic, c.shape.count, c.dtype.size(), s, d, c.nranks);
     let before: usize = (0..src).map(|k| pair(k, dst)).sum();
     let recv = call(c).ranks[dst].recv.offset;
     (recv + before * c.dtype.size(), pair(src, dst))
@@ -142,38 +149,14 @@ fn a_short_segment_is_counted_exactly() {
     }
 }
 
-/// Set in the child process that runs [`matrix_child`].
-const CHILD: &str = "NCCLBENCH_ALLTOALLV_FAULTS_CHILD";
-
 #[test]
-fn matrix_traffic_faults_are_counted_exactly_in_a_process_of_their_own() {
-    // The traffic is process-wide: matrix mode runs in a child process of this test binary,
-    // so the other tests here keep the default.
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "alltoallv_faults::matrix_child", "--ignored"])
-        .args(["--test-threads", "1"])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("1 passed"), "the child ran nothing: {text}");
-}
-
-#[test]
-#[ignore = "run by matrix_traffic_faults_are_counted_exactly_in_a_process_of_their_own"]
-fn matrix_child() {
-    use ncclbench::core::collective::alltoallv::{parse_matrix, set_traffic, Traffic};
-    if std::env::var_os(CHILD).is_none() {
-        return;
-    }
+fn matrix_traffic_faults_are_counted_exactly() {
     // Unequal totals: received 176, 80 and 80 bytes, so ranks 1 and 2 have a tail that the
     // call must leave alone.
     let m = parse_matrix("0 64 32\n160 0 48\n16 16 0\n", "m", 1.0).unwrap();
-    set_traffic(Traffic::Matrix(m));
+    let traffic = Traffic::Matrix(m);
     for dtype in DataType::ALL {
-        let c = case(dtype, 3);
+        let c = case_with(traffic.clone(), dtype, 3);
         let elt = dtype.size();
         assert_eq!(
             (c.shape.count, c.shape.recv_elems * elt),

@@ -10,7 +10,7 @@ use crate::support::fault::{Fault, Faulty};
 use ncclbench::bench::backend::host::HostBackend;
 use ncclbench::bench::backend::{rank_args, Backend, Call};
 use ncclbench::bench::verify::{self, CheckCase, DevParams, DevRun, Pattern, DEV_ABI};
-use ncclbench::core::collective::{Collective, Content};
+use ncclbench::core::collective::{Collective, Content, Traffic};
 use ncclbench::core::dtype::DataType;
 use ncclbench::core::op::RedOp;
 use ncclbench::result::Placement;
@@ -136,7 +136,13 @@ fn case(coll: Collective, dtype: DataType, op: RedOp, n: usize, placement: Place
         dtype,
         op,
         root: n / 2,
-        shape: coll.shape(40 * 8 * dtype.size().max(1) * n, dtype, n),
+        traffic: Default::default(),
+        shape: coll.shape(
+            &Traffic::default(),
+            40 * 8 * dtype.size().max(1) * n,
+            dtype,
+            n,
+        ),
         nranks: n,
         first_rank: 0,
         local_ranks: n,
@@ -153,6 +159,7 @@ fn call_for(case: &CheckCase) -> Call {
         op: case.op,
         root: case.root,
         count: case.shape.count,
+        traffic: Default::default(),
         ranks: (0..case.nranks)
             .map(|r| {
                 rank_args(

@@ -8,7 +8,7 @@ use crate::support::fault::{Fault, Faulty};
 use ncclbench::bench::backend::host::HostBackend;
 use ncclbench::bench::backend::{rank_args, Backend, Buf, Call};
 use ncclbench::bench::verify::{self, CheckCase};
-use ncclbench::core::collective::Collective;
+use ncclbench::core::collective::{Collective, Traffic};
 use ncclbench::core::dtype::DataType;
 use ncclbench::core::numeric;
 use ncclbench::core::op::RedOp;
@@ -24,6 +24,7 @@ fn call_for(case: &CheckCase) -> Call {
         op: case.op,
         root: case.root,
         count: case.shape.count,
+        traffic: Default::default(),
         ranks: (0..case.nranks)
             .map(|r| {
                 rank_args(
@@ -101,7 +102,8 @@ fn case(coll: Collective, dtype: DataType, op: RedOp, n: usize, placement: Place
         dtype,
         op,
         root: 0,
-        shape: coll.shape(SIZE, dtype, n),
+        traffic: Default::default(),
+        shape: coll.shape(&Traffic::default(), SIZE, dtype, n),
         nranks: n,
         first_rank: 0,
         local_ranks: n,

@@ -170,6 +170,7 @@ pub(crate) fn run_config(
         redact: a.redact,
         per_group: a.per_group,
         tuning: tuning_options(a.tuning, a.show_algo, a.nvtx, a.backend)?,
+        alltoallv: Default::default(),
         argv,
     })
 }

@@ -7,11 +7,12 @@ pub mod locate;
 pub mod logs;
 pub mod stage;
 
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::result::{BackendKind, Step};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// `--backend`: which backend runs the collectives.
@@ -169,8 +170,19 @@ pub struct RunConfig {
     pub per_group: bool,
     /// `--tuning`, `--show-algo`, `--nvtx`.
     pub tuning: TuningOptions,
+    /// alltoallv's traffic and summary switch (the defaults for the other collectives).
+    pub alltoallv: Alltoallv,
     /// The command line as given.
     pub argv: Vec<String>,
+}
+
+/// alltoallv's settings, from nccl-tests' `NCCL_TESTS_ALLTOALLV_*` variables.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Alltoallv {
+    /// Each pair's byte count, handed to every spec function of the run.
+    pub traffic: Arc<Traffic>,
+    /// Whether each result row is followed by the per-rank summary (`_PRINT_SUMMARY`).
+    pub print_summary: bool,
 }
 
 impl RunConfig {

@@ -140,7 +140,7 @@ impl RunEnvironment {
             command_line: meta.argv.clone(),
             start_time: meta.start_time.clone(),
             end_time: None,
-            backend: meta.backend.clone(),
+            backend: meta.backend.name().to_string(),
             layout: Layout {
                 processes,
                 nranks: meta.nranks,

@@ -140,8 +140,8 @@ pub struct RunMeta {
     pub version: String,
     /// Program name as nccl-tests prints it (`all_reduce_perf`).
     pub program: String,
-    /// Backend name (`host`, `nccl`).
-    pub backend: String,
+    /// The backend that ran it (outputs print its name).
+    pub backend: BackendKind,
     /// Extra header lines from the backend (each starting with `#`).
     pub backend_lines: Vec<String>,
     /// NCCL header version code.

@@ -48,7 +48,9 @@ impl<B: Backend> Faulty<B> {
 
     fn region(&self, call: &Call, rank: usize) -> (BufPtr, usize, usize) {
         let n = self.inner.info().nranks;
-        let shape = call.coll.shape_from_count(call.count, call.dtype, n);
+        let shape = call
+            .coll
+            .shape_from_count(&call.traffic, call.count, call.dtype, n);
         (call.ranks[rank].recv, shape.recv_elems, call.dtype.size())
     }
 
@@ -124,7 +126,9 @@ impl<B: Backend> Forward for Faulty<B> {
         if let Fault::DropRank { rank } = self.fault {
             self.inner.wait(None)?;
             let n = self.inner.info().nranks;
-            let shape = call.coll.shape_from_count(call.count, call.dtype, n);
+            let shape = call
+                .coll
+                .shape_from_count(&call.traffic, call.count, call.dtype, n);
             let id = identity_bits(call.dtype, call.op, call.coll.reduces());
             let p = call.ranks[rank].send;
             let dt = call.dtype;

@@ -3,10 +3,11 @@
 //! stream, or a worker thread); the runner only enqueues calls, waits, and reads or writes
 //! buffers while the queues are idle.
 
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::result::DeviceInfo;
@@ -62,6 +63,8 @@ pub struct Call {
     pub root: usize,
     /// The NCCL count argument (see [`crate::core::collective::Shape::count`]).
     pub count: usize,
+    /// alltoallv's traffic: what each pair sends for this count.
+    pub traffic: Arc<Traffic>,
     /// Per local rank pointers, indexed by local rank.
     pub ranks: Vec<RankArgs>,
 }

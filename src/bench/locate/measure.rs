@@ -6,10 +6,11 @@
 
 use super::sample::Outcome;
 use crate::bench::backend::{Backend, Buf, BufPtr, Call, RankArgs};
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What every group measures.
@@ -62,11 +63,13 @@ fn timed(b: &mut dyn Backend, spec: &Spec, slow: f64) -> Result<Vec<f64>, Error>
     let count = spec.count();
     let first = b.info().first_rank;
     let too_big = || Error::usage(format!("locate: {} bytes is too large", spec.bytes));
+    // locate reads no alltoallv variables: an alltoallv probe sends nccl-tests' default traffic.
+    let traffic = Arc::new(Traffic::default());
     let (mut send, mut recv) = (0, 0);
     for r in first..first + local {
         let (s, v) = spec
             .coll
-            .extents(count, DataType::Float, r, n)
+            .extents(&traffic, count, DataType::Float, r, n)
             .ok_or_else(too_big)?;
         send = send.max(s);
         recv = recv.max(v);
@@ -80,6 +83,7 @@ fn timed(b: &mut dyn Backend, spec: &Spec, slow: f64) -> Result<Vec<f64>, Error>
         op: RedOp::Sum,
         root: 0,
         count,
+        traffic,
         ranks: vec![
             RankArgs {
                 send: at(Buf::Send),

@@ -37,7 +37,7 @@ pub struct CsvSink {
     file: Option<csv::Writer<File>>,
     /// Not a regular file: no sidecar.
     stream: bool,
-    backend: String,
+    backend: &'static str,
     per_iter: bool,
     /// `--per-group`: the groups, whose lines follow each aggregate line.
     groups: Vec<crate::result::GroupInfo>,
@@ -81,7 +81,7 @@ impl CsvSink {
             path: path.into(),
             file: None,
             stream: false,
-            backend: String::new(),
+            backend: "",
             per_iter: false,
             groups: Vec::new(),
             clock: Box::new(local_now),
@@ -132,7 +132,7 @@ impl Sink for CsvSink {
         self.file = Some(record_writer(claimed.file));
         self.environment = meta.environment.clone();
         self.write_sidecar()?;
-        self.backend = meta.backend.clone();
+        self.backend = meta.backend.name();
         self.per_iter = meta.per_iter;
         self.groups = meta.groups.clone();
         let header = columns::header(&columns::of_file(self.per_iter, !self.groups.is_empty()));
@@ -151,7 +151,7 @@ impl Sink for CsvSink {
             algbw_gbs: m.algbw_gbs,
             busbw_gbs: m.busbw_gbs,
             wrong: m.wrong,
-            backend: &self.backend,
+            backend: self.backend,
             cputime_us: Some(m.cputime_us),
             timestamp: &timestamp,
             tuning: m.tuning.as_ref(),

@@ -161,7 +161,7 @@ impl Sink for PromSink {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         self.common = vec![
-            ("backend", meta.backend.clone()),
+            ("backend", meta.backend.name().to_string()),
             ("host", host),
             ("file", file),
         ];

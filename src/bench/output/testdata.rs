@@ -8,7 +8,9 @@ use crate::bench::output::Sink;
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
-use crate::result::{IterStats, Measurement, Placement, Row, RowKey, RunMeta, Step, Summary};
+use crate::result::{
+    BackendKind, IterStats, Measurement, Placement, Row, RowKey, RunMeta, Step, Summary,
+};
 
 /// The example's run: 1 thread, 8 GPUs, 8 B to 128 MiB by factor 2.
 pub fn meta() -> RunMeta {
@@ -26,7 +28,7 @@ pub fn meta() -> RunMeta {
     RunMeta {
         version: "0.1.0".into(),
         program: "all_reduce_perf".into(),
-        backend: "nccl".into(),
+        backend: BackendKind::Nccl,
         backend_lines: vec![],
         nccl_headers: Some(22807),
         nccl_library: Some(22807),

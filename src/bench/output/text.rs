@@ -7,8 +7,10 @@
 
 use crate::bench::output::format::{c_g, float_str};
 use crate::bench::output::Sink;
+use crate::core::collective::Traffic;
 use crate::result::{Measurement, Placement, Row, RowKey, RunMeta, Summary};
 use std::io::{self, Write};
+use std::sync::Arc;
 
 mod groups;
 mod header;
@@ -25,6 +27,8 @@ pub struct TextSink<W: Write> {
     program: String,
     /// `--per-group`: the group rows, printed after the aggregate.
     groups: GroupTables,
+    /// `NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY`: the traffic summarised after each alltoallv row.
+    summary: Option<Arc<Traffic>>,
 }
 
 impl TextSink<io::Stdout> {
@@ -42,7 +46,14 @@ impl<W: Write> TextSink<W> {
             cols: Columns::default(),
             program: String::new(),
             groups: GroupTables::default(),
+            summary: None,
         }
+    }
+
+    /// Follows each alltoallv row with the per-rank summary of `traffic`, when given.
+    pub fn alltoallv_summary(mut self, traffic: Option<Arc<Traffic>>) -> Self {
+        self.summary = traffic;
+        self
     }
 
     /// The writer, e.g. to read what a test sink printed.
@@ -128,16 +139,16 @@ pub(crate) fn algo_columns(row: &Row) -> String {
 /// `NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY`'s lines for an alltoallv row, one block per
 /// placement (nccl-tests prints them inside the row, before each placement's columns; here
 /// they follow it, so the row stays one line for parsers).
-fn alltoallv_summary(row: &Row) -> String {
+fn alltoallv_summary(row: &Row, traffic: Option<&Traffic>) -> String {
     use crate::core::collective::{alltoallv, Collective};
-    if row.key.collective != Collective::AllToAllv || !alltoallv::print_summary() {
+    let Some(t) = traffic.filter(|_| row.key.collective == Collective::AllToAllv) else {
         return String::new();
-    }
+    };
     let k = &row.key;
     [&row.out_of_place, &row.in_place]
         .into_iter()
         .flat_map(|m| {
-            alltoallv::summary_lines(k.count as usize, k.dtype.size(), k.nranks, m.time_us)
+            alltoallv::summary_lines(t, k.count as usize, k.dtype.size(), k.nranks, m.time_us)
         })
         .map(|l| l + "\n")
         .collect()
@@ -169,7 +180,7 @@ impl<W: Write> Sink for TextSink<W> {
             s += &algo_columns(row);
         }
         s += "\n";
-        s += &alltoallv_summary(row);
+        s += &alltoallv_summary(row, self.summary.as_deref());
         self.groups.add(self.cols, row);
         self.emit(&s)
     }

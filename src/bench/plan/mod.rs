@@ -10,10 +10,11 @@ pub mod guard;
 use crate::bench::backend::BackendInfo;
 use crate::bench::job::bootstrap::Bootstrap;
 use crate::config::{RootChoice, RunConfig};
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
+use std::sync::Arc;
 
 /// One sweep over the sizes with a fixed type, op and root (nccl-tests' `TimeTest`).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +32,8 @@ pub struct Sweep {
 pub struct Plan {
     /// The collective.
     pub collective: Collective,
+    /// alltoallv's traffic, handed to every spec function the run calls.
+    pub traffic: Arc<Traffic>,
     /// Ranks in the communicator.
     pub nranks: usize,
     /// Sweeps of one cycle, in order.
@@ -137,8 +140,8 @@ pub fn build(
         ));
     }
     if coll == Collective::AllToAllv {
-        let traffic = crate::core::collective::alltoallv::traffic();
-        traffic
+        cfg.alltoallv
+            .traffic
             .check_fits(n, cfg.min_bytes, cfg.max_bytes)
             .map_err(Error::usage)?;
     }
@@ -170,6 +173,7 @@ pub fn build(
     }
     let plan = Plan {
         collective: coll,
+        traffic: cfg.alltoallv.traffic.clone(),
         nranks: n,
         sweeps,
         sizes: cfg.sizes(),

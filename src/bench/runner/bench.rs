@@ -200,6 +200,7 @@ impl Runner<'_> {
             op: sweep.op,
             root: sweep.root.unwrap_or(0),
             shape: *shape,
+            traffic: self.plan.traffic.clone(),
             nranks: self.plan.nranks,
             first_rank: info.first_rank,
             local_ranks: info.local_ranks,

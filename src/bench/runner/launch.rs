@@ -122,6 +122,7 @@ impl Runner<'_> {
             op: sweep.op,
             root: 0,
             count: 0,
+            traffic: self.plan.traffic.clone(),
             ranks: Vec::with_capacity(self.backend.info().local_ranks),
         });
         self.build_call(&mut call, sweep, shape, placement, k);

@@ -239,8 +239,11 @@ impl<'a> Runner<'a> {
 
     fn shape(&self, size: u64, sweep: &Sweep) -> Shape {
         // Sizes never exceed -e, which the plan proved fits in usize.
-        self.plan
-            .collective
-            .shape(size as usize, sweep.dtype, self.plan.nranks)
+        self.plan.collective.shape(
+            &self.plan.traffic,
+            size as usize,
+            sweep.dtype,
+            self.plan.nranks,
+        )
     }
 }

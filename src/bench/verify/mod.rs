@@ -41,14 +41,15 @@ pub use pattern::{count_wrong, tolerance, write_content, Pattern};
 pub use runs::{check_runs, fill_runs, Run};
 
 use crate::bench::backend::{rank_args, Backend, RankArgs};
-use crate::core::collective::{Collective, Segment, Shape};
+use crate::core::collective::{Collective, Segment, Shape, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::op::RedOp;
 use crate::result::Placement;
+use std::sync::Arc;
 
 /// Everything that determines one verified call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CheckCase {
     /// The collective.
     pub coll: Collective,
@@ -60,6 +61,8 @@ pub struct CheckCase {
     pub root: usize,
     /// Element counts of the call.
     pub shape: Shape,
+    /// alltoallv's traffic (what each pair sends).
+    pub traffic: Arc<Traffic>,
     /// Ranks in the communicator.
     pub nranks: usize,
     /// Global rank of local rank 0.
@@ -115,7 +118,7 @@ impl CheckCase {
     /// What `rank`'s send buffer holds before the call.
     pub(crate) fn send_segments(&self, rank: usize) -> Vec<Segment> {
         self.coll
-            .send_contents(&self.shape, rank, self.nranks, self.root)
+            .send_contents(&self.traffic, &self.shape, rank, self.nranks, self.root)
     }
 }
 

@@ -91,9 +91,9 @@ pub fn check_runs(case: &CheckCase) -> Result<Vec<Run>, Error> {
     let elt = case.dtype.size();
     let mut runs = Vec::new();
     for (local, (rank, args)) in case.ranks()?.into_iter().enumerate() {
-        let expected = case
-            .coll
-            .expected_contents(&case.shape, rank, case.nranks, case.root);
+        let expected =
+            case.coll
+                .expected_contents(&case.traffic, &case.shape, rank, case.nranks, case.root);
         for seg in expected.into_iter().filter(|s| s.len > 0) {
             let start = args.recv.offset + seg.start * elt;
             let pieces = if seg.content == Content::Unchanged {

@@ -84,6 +84,7 @@ fn defaults(argv: &[&str]) -> RunConfig {
         redact: false,
         per_group: false,
         tuning: Default::default(),
+        alltoallv: Default::default(),
         argv: argv.iter().map(|s| s.to_string()).collect(),
     }
 }

@@ -4,22 +4,24 @@
 //! a number, or a matrix file that cannot be read or parsed, is one line and exit 2 (nccl-tests
 //! silently keeps a default for a bad number and fails a bad matrix with status 1).
 
-use crate::config::RunConfig;
-use crate::core::collective::alltoallv::{parse_matrix, set_print_summary, set_traffic, Traffic};
+use crate::config::{Alltoallv, RunConfig};
+use crate::core::collective::alltoallv::{parse_matrix, Traffic};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The largest matrix file read (a 8192-rank matrix of 16-digit numbers is about 1.1 GiB).
 const MAX_FILE: u64 = 2 << 30;
 
-/// Chooses the alltoallv traffic of this process from the environment (no-op for the other
+/// `cfg` with its alltoallv settings read from the environment (`cfg` itself for the other
 /// collectives).
-pub(super) fn configure(cfg: &RunConfig) -> Result<(), Error> {
+pub(super) fn configure(cfg: &RunConfig) -> Result<Cow<'_, RunConfig>, Error> {
     if cfg.collective != Collective::AllToAllv {
-        return Ok(());
+        return Ok(Cow::Borrowed(cfg));
     }
     let var = |name: &str| std::env::var(name).ok();
-    set_print_summary(var("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY").is_some_and(|v| atoi(&v) != 0));
+    let print_summary = var("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY").is_some_and(|v| atoi(&v) != 0);
     let traffic = match var("NCCL_TESTS_ALLTOALLV_MATRIX_FILE") {
         Some(path) => {
             let scale = number("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")?.unwrap_or(1.0);
@@ -32,8 +34,12 @@ pub(super) fn configure(cfg: &RunConfig) -> Result<(), Error> {
                 .clamp(0.0, 1.0),
         },
     };
-    set_traffic(traffic);
-    Ok(())
+    let mut cfg = cfg.clone();
+    cfg.alltoallv = Alltoallv {
+        traffic: Arc::new(traffic),
+        print_summary,
+    };
+    Ok(Cow::Owned(cfg))
 }
 
 /// A float variable, `None` when unset.

@@ -29,7 +29,7 @@ pub(super) fn run_meta(cfg: &RunConfig, backend: &dyn Backend) -> RunMeta {
     RunMeta {
         version: env!("CARGO_PKG_VERSION").to_string(),
         program: cfg.program(),
-        backend: info.name.to_string(),
+        backend: info.name,
         backend_lines: info.header_lines.clone(),
         nccl_headers: info.nccl_headers,
         nccl_library: info.nccl_library,

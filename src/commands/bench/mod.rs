@@ -73,7 +73,8 @@ pub fn run_joined(
     mut tuning: Option<crate::bench::tuning::Session>,
 ) -> Result<Finished, Error> {
     let min_bw = min_bw_threshold()?;
-    alltoallv::configure(cfg)?;
+    let configured = alltoallv::configure(cfg)?;
+    let cfg = &*configured;
     let opened = open_backend(cfg, join);
     let mut boot = join.bootstrap();
     // A process that cannot open its backend (fewer GPUs than -g asks, no library) stops

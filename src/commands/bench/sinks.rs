@@ -10,9 +10,11 @@ use crate::bench::output::prom::PromSink;
 use crate::bench::output::text::TextSink;
 use crate::bench::output::{Sink, Sinks};
 use crate::config::RunConfig;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::error::Error;
 use crate::result::RunMeta;
 use std::io::Write;
+use std::sync::Arc;
 
 /// Rank 0's sinks: files first, so a path that cannot be written stops the run before any
 /// output; outputs that cannot all be written (a directory, two naming one file, one naming
@@ -66,13 +68,13 @@ pub(super) fn open_sinks(
             };
             let mut file = std::io::BufWriter::new(claim(path).map_err(io_err)?.file);
             file.write_all(named.concat().as_bytes()).map_err(io_err)?;
-            let mut text = TextSink::new(file);
+            let mut text = TextSink::new(file).alltoallv_summary(summary(cfg));
             text.begin(meta).map_err(io_err)?;
             sinks.0.push(Box::new(BegunSink(text)));
         }
         None => {
             let _ = std::io::stdout().write_all(named.concat().as_bytes());
-            let mut text = TextSink::stdout();
+            let mut text = TextSink::stdout().alltoallv_summary(summary(cfg));
             text.begin(meta)?;
             sinks.0.push(Box::new(BegunSink(text)));
         }
@@ -112,4 +114,10 @@ impl<S: Sink> Sink for BegunSink<S> {
     fn seal(&mut self) -> std::io::Result<()> {
         self.0.seal()
     }
+}
+
+/// The traffic the text sink summarises after each alltoallv row, when asked to.
+fn summary(cfg: &RunConfig) -> Option<Arc<Traffic>> {
+    let a = &cfg.alltoallv;
+    (cfg.collective == Collective::AllToAllv && a.print_summary).then(|| a.traffic.clone())
 }

@@ -21,7 +21,7 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |_| 1.0,
     send_contents: root_sends,
-    expected_contents: |s, _, _, _| {
+    expected_contents: |_, s, _, _, _| {
         vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })]
     },
     nccl: Nccl {
@@ -33,7 +33,13 @@ pub(super) const SPEC: Spec = Spec {
 
 /// The root sends the pattern; any other rank's send buffer holds a decoy that must reach no
 /// output (broadcast, scatter).
-pub(super) fn root_sends(s: &Shape, rank: usize, _nranks: usize, root: usize) -> Vec<Segment> {
+pub(super) fn root_sends(
+    _t: &super::traffic::Traffic,
+    s: &Shape,
+    rank: usize,
+    _nranks: usize,
+    root: usize,
+) -> Vec<Segment> {
     let content = if rank == root {
         Content::Plain { first: 0 }
     } else {

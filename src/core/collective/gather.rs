@@ -30,7 +30,13 @@ pub(super) const SPEC: Spec = Spec {
 };
 
 /// The root holds every block; every other rank's receive buffer is left alone.
-fn expected(s: &Shape, rank: usize, _nranks: usize, root: usize) -> Vec<Segment> {
+fn expected(
+    _t: &super::traffic::Traffic,
+    s: &Shape,
+    rank: usize,
+    _nranks: usize,
+    root: usize,
+) -> Vec<Segment> {
     let c = if rank == root {
         Content::Plain { first: 0 }
     } else {

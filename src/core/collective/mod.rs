@@ -23,10 +23,12 @@ mod reduce_scatter;
 mod scatter;
 mod sendrecv;
 pub mod spec;
+pub mod traffic;
 
 pub use layout::{Content, Segment};
 pub use spec::Spec;
 use spec::{AlgBytes, InPlace};
+pub use traffic::Traffic;
 
 /// One collective of nccl-tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -162,19 +164,26 @@ impl Collective {
 
     /// Element counts for a requested size, as nccl-tests derives them: the count is the
     /// spec's rule on `size / elt` (the whole count, or a per-rank block `floor(count / n)`
-    /// rounded down to a multiple of 16 bytes).
-    pub fn shape(self, size: usize, dtype: DataType, nranks: usize) -> Shape {
+    /// rounded down to a multiple of 16 bytes). `t` is the run's alltoallv traffic, which only
+    /// alltoallv reads; every other collective ignores it.
+    pub fn shape(self, t: &Traffic, size: usize, dtype: DataType, nranks: usize) -> Shape {
         let elt = dtype.size();
-        let count = (self.spec().count)(size / elt, elt, nranks);
-        self.shape_from_count(count, dtype, nranks)
+        let count = (self.spec().count)(t, size / elt, elt, nranks);
+        self.shape_from_count(t, count, dtype, nranks)
     }
 
     /// The shape of a call from its NCCL count argument (what a backend sees), the inverse of
     /// [`Collective::shape`]. For an uneven collective the largest rank's buffers.
-    pub fn shape_from_count(self, count: usize, dtype: DataType, nranks: usize) -> Shape {
+    pub fn shape_from_count(
+        self,
+        t: &Traffic,
+        count: usize,
+        dtype: DataType,
+        nranks: usize,
+    ) -> Shape {
         let ranks = if self.spec().uneven { nranks } else { 1 };
         let (send, recv) = (0..ranks)
-            .map(|r| self.extents(count, dtype, r, nranks))
+            .map(|r| self.extents(t, count, dtype, r, nranks))
             .try_fold((0usize, 0usize), |(s, d), e| {
                 e.map(|(a, b)| (s.max(a), d.max(b)))
             })
@@ -192,6 +201,7 @@ impl Collective {
     /// `dtype`, or `None` on overflow.
     pub fn extents(
         self,
+        t: &Traffic,
         count: usize,
         dtype: DataType,
         rank: usize,
@@ -199,8 +209,8 @@ impl Collective {
     ) -> Option<(usize, usize)> {
         let (spec, elt) = (self.spec(), dtype.size());
         Some((
-            spec.send.elems(count, elt, rank, nranks)?,
-            spec.recv.elems(count, elt, rank, nranks)?,
+            spec.send.elems(t, count, elt, rank, nranks)?,
+            spec.recv.elems(t, count, elt, rank, nranks)?,
         ))
     }
 
@@ -241,23 +251,25 @@ impl Collective {
     /// send pointer).
     pub fn send_contents(
         self,
+        t: &Traffic,
         shape: &Shape,
         rank: usize,
         nranks: usize,
         root: usize,
     ) -> Vec<Segment> {
-        (self.spec().send_contents)(shape, rank, nranks, root)
+        (self.spec().send_contents)(t, shape, rank, nranks, root)
     }
 
     /// What `rank`'s receive buffer must hold after the call (relative to the recv pointer).
     pub fn expected_contents(
         self,
+        t: &Traffic,
         shape: &Shape,
         rank: usize,
         nranks: usize,
         root: usize,
     ) -> Vec<Segment> {
-        (self.spec().expected_contents)(shape, rank, nranks, root)
+        (self.spec().expected_contents)(t, shape, rank, nranks, root)
     }
 }
 

@@ -20,7 +20,7 @@ pub(super) const SPEC: Spec = Spec {
     in_place: InPlace::Base,
     algbw: AlgBytes::Size,
     busbw_factor: |_| 1.0,
-    send_contents: |s, _, _, _| {
+    send_contents: |_, s, _, _, _| {
         vec![Segment::new(
             0,
             s.send_elems,
@@ -36,7 +36,13 @@ pub(super) const SPEC: Spec = Spec {
 };
 
 /// The root holds the reduction; every other rank's receive buffer is left alone.
-fn expected(s: &Shape, rank: usize, _nranks: usize, root: usize) -> Vec<Segment> {
+fn expected(
+    _t: &super::traffic::Traffic,
+    s: &Shape,
+    rank: usize,
+    _nranks: usize,
+    root: usize,
+) -> Vec<Segment> {
     let c = if rank == root {
         Content::Reduced { first: 0 }
     } else {

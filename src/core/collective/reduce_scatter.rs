@@ -20,14 +20,14 @@ pub(super) const SPEC: Spec = Spec {
     in_place: InPlace::RecvAtOwnBlock,
     algbw: AlgBytes::Size,
     busbw_factor: |n| (n - 1.0) / n,
-    send_contents: |s, _, _, _| {
+    send_contents: |_, s, _, _, _| {
         vec![Segment::new(
             0,
             s.send_elems,
             Content::ReduceInput { first: 0 },
         )]
     },
-    expected_contents: |s, rank, _, _| {
+    expected_contents: |_, s, rank, _, _| {
         vec![Segment::new(
             0,
             s.recv_elems,

@@ -21,7 +21,7 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |n| (n - 1.0) / n,
     send_contents: super::broadcast::root_sends,
-    expected_contents: |s, rank, _, _| {
+    expected_contents: |_, s, rank, _, _| {
         vec![Segment::new(
             0,
             s.recv_elems,

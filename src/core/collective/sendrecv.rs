@@ -23,7 +23,7 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |_| 1.0,
     send_contents: super::all_gather::own_block,
-    expected_contents: |s, rank, n, _| {
+    expected_contents: |_, s, rank, n, _| {
         let from = (rank + n - 1) % n;
         vec![Segment::new(
             0,

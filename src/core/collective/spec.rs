@@ -2,6 +2,7 @@
 //! the verifier, the NCCL log join and the analysis need to know about it. The methods of
 //! [`Collective`] read it; nothing else re-derives any of it.
 
+use super::traffic::Traffic;
 use super::{Collective, OpColumn, Segment, Shape};
 
 /// One collective's description.
@@ -24,8 +25,9 @@ pub struct Spec {
     /// Whether the rank count must be a power of two.
     pub power_of_two_ranks: bool,
     /// The NCCL count argument for a requested size of `c` elements of `elt` bytes on `n`
-    /// ranks: [`whole`] or [`per_rank`] (nccl-tests' rules), or the collective's own.
-    pub count: fn(c: usize, elt: usize, n: usize) -> usize,
+    /// ranks: [`whole`] or [`per_rank`] (nccl-tests' rules), or the collective's own (which
+    /// may read the run's alltoallv [`Traffic`]).
+    pub count: fn(t: &Traffic, c: usize, elt: usize, n: usize) -> usize,
     /// Whether ranks' buffers differ in size (alltoallv): the shape then holds the largest
     /// rank's, as nccl-tests sizes every buffer for the largest.
     pub uneven: bool,
@@ -39,7 +41,7 @@ pub struct Spec {
     pub algbw: AlgBytes,
     /// busbw = algbw x this factor of the rank count.
     pub busbw_factor: fn(nranks: f64) -> f64,
-    /// What `rank`'s send buffer holds before the call: `(shape, rank, nranks, root)`.
+    /// What `rank`'s send buffer holds before the call: `(traffic, shape, rank, nranks, root)`.
     pub send_contents: Contents,
     /// What `rank`'s receive buffer must hold after it.
     pub expected_contents: Contents,
@@ -47,8 +49,8 @@ pub struct Spec {
     pub nccl: Nccl,
 }
 
-/// The segments of one rank's buffer: `(shape, rank, nranks, root)`.
-pub type Contents = fn(&Shape, usize, usize, usize) -> Vec<Segment>;
+/// The segments of one rank's buffer: `(traffic, shape, rank, nranks, root)`.
+pub type Contents = fn(&Traffic, &Shape, usize, usize, usize) -> Vec<Segment>;
 
 /// How a rank's buffer is made of blocks of the call's count.
 #[derive(Debug, Clone, Copy)]
@@ -56,38 +58,53 @@ pub enum Blocks {
     /// One block of `count` elements.
     One,
     /// One block per peer, in peer order; the function gives the elements of `rank`'s block
-    /// for `peer`, `(count, elt, rank, peer, nranks)`. Uniform collectives give every peer
-    /// `count`; a variable-count collective (alltoallv) gives each pair its own.
+    /// for `peer`, `(traffic, count, elt, rank, peer, nranks)`. Uniform collectives give every
+    /// peer `count`; a variable-count collective (alltoallv) gives each pair its own.
     PerPeer(PerPeer),
 }
 
-/// The per-peer block sizes of a buffer, `(count, elt, rank, peer, nranks) -> elements`.
-pub type PerPeer = fn(usize, usize, usize, usize, usize) -> usize;
+/// The per-peer block sizes of a buffer,
+/// `(traffic, count, elt, rank, peer, nranks) -> elements`.
+pub type PerPeer = fn(&Traffic, usize, usize, usize, usize, usize) -> usize;
 
 /// Every peer's block holds `count` elements.
-pub fn uniform(count: usize, _elt: usize, _rank: usize, _peer: usize, _nranks: usize) -> usize {
+pub fn uniform(
+    _t: &Traffic,
+    count: usize,
+    _elt: usize,
+    _rank: usize,
+    _peer: usize,
+    _nranks: usize,
+) -> usize {
     count
 }
 
 /// The count is the whole `size / elt`.
-pub fn whole(c: usize, _elt: usize, _n: usize) -> usize {
+pub fn whole(_t: &Traffic, c: usize, _elt: usize, _n: usize) -> usize {
     c
 }
 
 /// The count is a per-rank block, `floor(c / n)` rounded down to a multiple of 16 bytes.
-pub fn per_rank(c: usize, elt: usize, n: usize) -> usize {
+pub fn per_rank(_t: &Traffic, c: usize, elt: usize, n: usize) -> usize {
     let align = 16 / elt;
     (c / n) / align * align
 }
 
 impl Blocks {
-    /// Elements of `rank`'s buffer for a call of `count` elements of `elt` bytes, or `None`
-    /// on overflow.
-    pub fn elems(self, count: usize, elt: usize, rank: usize, nranks: usize) -> Option<usize> {
+    /// Elements of `rank`'s buffer for a call of `count` elements of `elt` bytes under
+    /// traffic `t`, or `None` on overflow.
+    pub fn elems(
+        self,
+        t: &Traffic,
+        count: usize,
+        elt: usize,
+        rank: usize,
+        nranks: usize,
+    ) -> Option<usize> {
         match self {
             Blocks::One => Some(count),
             Blocks::PerPeer(f) => (0..nranks).try_fold(0usize, |sum, peer| {
-                sum.checked_add(f(count, elt, rank, peer, nranks))
+                sum.checked_add(f(t, count, elt, rank, peer, nranks))
             }),
         }
     }

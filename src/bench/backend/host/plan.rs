@@ -76,7 +76,7 @@ pub(super) fn check(
     for (rank, args) in call.ranks.iter().enumerate() {
         let (send, recv) = call
             .coll
-            .extents(call.count, call.dtype, rank, nranks)
+            .extents(&call.traffic, call.count, call.dtype, rank, nranks)
             .ok_or_else(too_big)?;
         for (p, elems) in [(args.send, send), (args.recv, recv)] {
             let bytes = elems.checked_mul(elt).ok_or_else(too_big)?;
@@ -96,7 +96,10 @@ pub(super) fn check(
 /// True when the plain plans may run without staging (see the module doc).
 pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
     let Some(extents) = (0..nranks)
-        .map(|r| call.coll.extents(call.count, call.dtype, r, nranks))
+        .map(|r| {
+            call.coll
+                .extents(&call.traffic, call.count, call.dtype, r, nranks)
+        })
         .collect::<Option<Vec<_>>>()
     else {
         return false;
@@ -120,7 +123,9 @@ pub(super) fn direct_ok(call: &Call, nranks: usize) -> bool {
     ) {
         return false;
     }
-    let shape = call.coll.shape_from_count(call.count, call.dtype, nranks);
+    let shape = call
+        .coll
+        .shape_from_count(&call.traffic, call.count, call.dtype, nranks);
     call.ranks.iter().enumerate().all(|(r, a)| {
         let (s, d) = call.coll.in_place_offsets(&shape, r);
         a.send.buf == Buf::Recv
@@ -210,7 +215,7 @@ pub(super) fn phases(call: &Call, rank: usize, nranks: usize) -> Vec<Vec<Op>> {
 fn alltoallv(call: &Call, rank: usize, n: usize) -> Vec<Vec<Op>> {
     use crate::core::collective::alltoallv::pair_elems;
     let elt = call.dtype.size();
-    let pair = |src: usize, dst: usize| pair_elems(call.count, elt, src, dst, n);
+    let pair = |src: usize, dst: usize| pair_elems(&call.traffic, call.count, elt, src, dst, n);
     let mut at = 0;
     let ops = (0..n)
         .filter_map(|src| {

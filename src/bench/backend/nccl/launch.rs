@@ -292,6 +292,7 @@ mod tests {
             op: RedOp::Sum,
             root: 1,
             count: 256,
+            traffic: Default::default(),
             ranks: Vec::new(),
         };
         let e = NcclError {

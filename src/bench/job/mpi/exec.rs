@@ -98,7 +98,7 @@ pub(super) fn run(
     let too_big = || Error::Backend(format!("mpi backend: count {} is too large", call.count));
     let (se, re) = call
         .coll
-        .extents(call.count, call.dtype, r, n)
+        .extents(&call.traffic, call.count, call.dtype, r, n)
         .ok_or_else(too_big)?;
     let (sb, rb, bb) = (se * elt, re * elt, call.count * elt);
     let args = call.ranks.first().copied().ok_or_else(|| {
@@ -185,7 +185,8 @@ fn alltoallv(
 ) -> Result<Option<Stuck>, Error> {
     use crate::core::collective::alltoallv::pair_elems;
     let elt = call.dtype.size();
-    let pair = |src: usize, dst: usize| pair_elems(call.count, elt, src, dst, n) * elt;
+    let pair =
+        |src: usize, dst: usize| pair_elems(&call.traffic, call.count, elt, src, dst, n) * elt;
     let total: usize = (0..n).map(|p| pair(p, r)).sum();
     mem.o.resize(total, 0);
     let mut posted = Vec::new();

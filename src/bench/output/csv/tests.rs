@@ -141,23 +141,23 @@ fn writing_before_begin_is_an_error_not_a_panic() {
 fn fields_are_quoted_only_when_needed_and_read_back_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv");
-    let mut m = meta();
-    // Every character RFC 4180 quotes: a comma, a quote, a line feed and a carriage return.
-    m.backend = "host, \"fast\"\ntwo\r".to_string();
+    // Every character RFC 4180 quotes: a comma, a quote, a line feed and a carriage return,
+    // in the one free-text column (the timestamp, from the sink's clock).
+    const FREE: &str = "09/07, \"fast\"\ntwo\r";
     let mut rs = rows();
     rs.truncate(1);
-    let mut s = sink(&path);
-    drive(&mut s, &m, &rs, &summary());
+    let mut s = CsvSink::new(&path).with_clock(|| FREE.to_string());
+    drive(&mut s, &meta(), &rs, &summary());
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
-        text.contains(",0,\"host, \"\"fast\"\"\ntwo\r\",1.2345000000000002,"),
+        text.contains(",1.2345000000000002,\"09/07, \"\"fast\"\"\ntwo\r\","),
         "{text}"
     );
     let mut r = csv::Reader::from_path(&path).unwrap();
-    let backend = r.headers().unwrap().iter().position(|h| h == "backend");
+    let timestamp = r.headers().unwrap().iter().position(|h| h == "timestamp");
     let records: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     assert_eq!(records.len(), 2);
-    assert_eq!(&records[0][backend.unwrap()], m.backend);
+    assert_eq!(&records[0][timestamp.unwrap()], FREE);
     assert_eq!(&records[0][1], "all_reduce");
 }
 

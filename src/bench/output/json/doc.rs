@@ -189,7 +189,7 @@ pub(crate) fn ncclbench(meta: &RunMeta, end_time: Option<&str>, complete: bool) 
     let collective = meta.program.strip_suffix("_perf").unwrap_or(&meta.program);
     let mut fields = vec![
         ("version", J::str(&meta.version)),
-        ("backend", J::str(&meta.backend)),
+        ("backend", J::str(meta.backend.name())),
         ("collective", J::str(collective)),
         ("nranks", J::uint(meta.nranks as u64)),
         ("complete", J::Bool(complete)),

@@ -2,7 +2,7 @@
 //! header, and the footer below it, in nccl-tests 2.19.6 layout.
 
 use crate::bench::output::format::c_g;
-use crate::result::{RunMeta, Step, Summary};
+use crate::result::{BackendKind, RunMeta, Step, Summary};
 
 /// Which optional columns the table has; fixed at `begin`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub(crate) fn run_header(meta: &RunMeta) -> String {
     if meta.per_iter {
         // Only the NCCL backend times iterations with CUDA events; the host and MPI backends'
         // events are host clock readings taken when their queues reach them.
-        let timing = if meta.backend == "nccl" {
+        let timing = if meta.backend == BackendKind::Nccl {
             "CUDA event timing"
         } else {
             "host clock timing (no CUDA events on this backend)"

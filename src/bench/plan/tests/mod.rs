@@ -56,6 +56,7 @@ pub(super) fn config() -> RunConfig {
         redact: false,
         per_group: false,
         tuning: TuningOptions::default(),
+        alltoallv: Default::default(),
         argv: vec![],
     }
 }

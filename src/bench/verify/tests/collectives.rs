@@ -6,7 +6,7 @@ use super::mock::Mock;
 use super::reducer::Order;
 use crate::bench::backend::{rank_args, Backend, Call};
 use crate::bench::verify::{check, prepare, CheckCase};
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::result::Placement;
@@ -27,7 +27,8 @@ pub(crate) fn case(
         dtype,
         op,
         root: n / 2,
-        shape: coll.shape(SIZE, dtype, n),
+        traffic: Default::default(),
+        shape: coll.shape(&Traffic::default(), SIZE, dtype, n),
         nranks: n,
         first_rank: 0,
         local_ranks: n,
@@ -60,6 +61,7 @@ pub(crate) fn launch(mock: &mut Mock, c: &CheckCase) {
         op: c.op,
         root: c.root,
         count: c.shape.count,
+        traffic: Default::default(),
         ranks,
     };
     mock.launch(&call).unwrap();
@@ -183,7 +185,7 @@ fn a_process_driving_some_ranks_prepares_and_checks_exactly_its_global_ranks() {
         let part = CheckCase {
             first_rank: 2,
             local_ranks: 2,
-            ..full
+            ..full.clone()
         };
         let mut half = Mock::new(2);
         let bytes = whole.buffer(0, Buf::Recv).len();

@@ -125,7 +125,11 @@ impl Backend for Mock {
         // NCCL's argument sizes: `count` is the per-rank chunk of the divided collectives.
         let send_elems = match call.coll {
             C::ReduceScatter | C::Scatter | C::AllToAll => n * c,
-            C::AllToAllv => call.coll.shape_from_count(c, call.dtype, n).send_elems,
+            C::AllToAllv => {
+                call.coll
+                    .shape_from_count(&call.traffic, c, call.dtype, n)
+                    .send_elems
+            }
             _ => c,
         };
         // Read every input before writing anything (in-place buffers overlap).
@@ -168,7 +172,7 @@ impl Backend for Mock {
                             .collect(),
                     ),
                     C::AllToAllv => {
-                        let pair = |s: usize, d: usize| pair_elems(c, elt, s, d, n);
+                        let pair = |s: usize, d: usize| pair_elems(&call.traffic, c, elt, s, d, n);
                         let mut out = Vec::new();
                         for (src, input) in ins.iter().enumerate() {
                             let from: usize = (0..r).map(|k| pair(src, k)).sum();

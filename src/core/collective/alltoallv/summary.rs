@@ -2,14 +2,13 @@
 //! rank, its bytes and bandwidths, in nccl-tests' words and number formats (so scripts that
 //! grep them keep working).
 
-use super::{traffic, Traffic};
+use super::Traffic;
 
-/// The summary of one measurement: `count` (the row's count column) elements of `elt` bytes
-/// on `n` ranks took `time_us` per operation.
-pub fn summary_lines(count: usize, elt: usize, n: usize, time_us: f64) -> Vec<String> {
-    let t = traffic();
+/// The summary of one measurement under traffic `t`: `count` (the row's count column) elements
+/// of `elt` bytes on `n` ranks took `time_us` per operation.
+pub fn summary_lines(t: &Traffic, count: usize, elt: usize, n: usize, time_us: f64) -> Vec<String> {
     let sec = time_us * 1e-6;
-    let head = match &*t {
+    let head = match t {
         Traffic::Generated { spread } => format!(
             "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: mode=generated nranks={n} total_bytes={} \
              spread={spread:.3} time_usec={time_us:.2}",

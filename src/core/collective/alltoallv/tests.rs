@@ -1,6 +1,6 @@
 //! alltoallv's sizes against nccl-tests' formulas, the matrix reader's refusals, and the
-//! buffer layout under the default (generated, spread 1) traffic. Nothing here changes the
-//! process-wide traffic, so other tests can rely on the default.
+//! buffer layout under the default (generated, spread 1) traffic. The layout test passes the
+//! default traffic explicitly, as every caller passes the run's own.
 
 use super::{parse_matrix, Traffic};
 use crate::core::collective::{Collective, Content};
@@ -129,19 +129,19 @@ fn layout_delivers_each_sources_segment_in_rank_order() {
     // Default traffic: generated, spread 1.
     let (n, dtype) = (4, DataType::Half);
     let c = Collective::AllToAllv;
-    let s = c.shape(1 << 12, dtype, n);
+    let s = c.shape(&Traffic::default(), 1 << 12, dtype, n);
     assert_eq!(s.count, 512); // 4096 / 2 / 4, a multiple of 8 halves
     let plain = |seg: &super::Segment| match seg.content {
         Content::Plain { first } => first,
         other => panic!("{other:?}"),
     };
     for dst in 0..n {
-        let expected = c.expected_contents(&s, dst, n, 0);
+        let expected = c.expected_contents(&Traffic::default(), &s, dst, n, 0);
         let (tail, segs) = expected.split_last().unwrap();
         assert_eq!(tail.content, Content::Unchanged);
         assert_eq!(tail.start + tail.len, s.recv_elems);
         for (src, seg) in segs.iter().enumerate() {
-            let sent = c.send_contents(&s, src, n, 0)[dst];
+            let sent = c.send_contents(&Traffic::default(), &s, src, n, 0)[dst];
             assert_eq!(
                 (seg.len, plain(seg)),
                 (sent.len, plain(&sent)),

@@ -155,7 +155,7 @@ pub(super) fn model(call: &Call, n: usize, before: &[[Vec<u8>; 2]]) -> Vec<[Vec<
             }
         }
         Collective::AllToAllv => {
-            let pair = |s: usize, d: usize| pair_elems(c, elt, s, d, n);
+            let pair = |s: usize, d: usize| pair_elems(&call.traffic, c, elt, s, d, n);
             for r in 0..n {
                 let mut at = 0;
                 for src in 0..n {

@@ -24,6 +24,7 @@ fn ring(n: usize) -> Call {
         op: RedOp::Sum,
         root: 0,
         count: C,
+        traffic: Default::default(),
         ranks: vec![RankArgs { send: at, recv: at }; n],
     }
 }
@@ -221,6 +222,7 @@ fn dropping_with_work_queued_returns() {
         op: RedOp::Sum,
         root: 0,
         count: 1 << 18,
+        traffic: Default::default(),
         ranks: vec![
             RankArgs {
                 send: at(Buf::Send),

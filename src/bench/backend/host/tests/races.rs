@@ -4,7 +4,7 @@
 
 use crate::bench::backend::host::plan::{direct_ok, phases, Loc, Op};
 use crate::bench::backend::{rank_args, Buf, Call};
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
 use crate::result::Placement;
@@ -77,13 +77,14 @@ fn conflict(call: &Call, n: usize) -> Option<String> {
 
 fn call(coll: Collective, n: usize, root: usize, placement: Placement) -> Call {
     let count = 7; // odd, so shares of the unchunked collectives are uneven
-    let shape = coll.shape_from_count(count, DataType::Float, n);
+    let shape = coll.shape_from_count(&Traffic::default(), count, DataType::Float, n);
     Call {
         coll,
         dtype: DataType::Float,
         op: RedOp::Sum,
         root,
         count,
+        traffic: Default::default(),
         ranks: (0..n)
             .map(|r| rank_args(coll, &shape, DataType::Float, r, placement, 24))
             .collect(),

@@ -5,7 +5,7 @@
 use super::model::{mix, model, value};
 use crate::bench::backend::host::HostBackend;
 use crate::bench::backend::{rank_args, Backend, Buf, BufPtr, Call, RankArgs};
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::dtype::DataType;
 use crate::core::error::Error;
 use crate::core::numeric::store;
@@ -83,7 +83,7 @@ fn check_case(
     placement: Placement,
 ) {
     let n = be.info.nranks;
-    let shape = coll.shape(SIZE, dtype, n);
+    let shape = coll.shape(&Traffic::default(), SIZE, dtype, n);
     let elt = dtype.size();
     let send = BASE + shape.send_elems * elt + 24;
     let recv = BASE + shape.send_elems.max(shape.recv_elems) * elt + 24;
@@ -94,6 +94,7 @@ fn check_case(
         op,
         root,
         count: shape.count,
+        traffic: Default::default(),
         ranks: (0..n)
             .map(|r| rank_args(coll, &shape, dtype, r, placement, BASE))
             .collect(),
@@ -174,6 +175,7 @@ fn shifted(coll: Collective, n: usize, count: usize, shift: usize) -> Call {
         op: RedOp::Sum,
         root: n - 1,
         count,
+        traffic: Default::default(),
         ranks: vec![
             RankArgs {
                 send: at(BASE + shift * 4),
@@ -202,13 +204,14 @@ fn a_zero_count_changes_nothing() {
     for coll in Collective::ALL {
         let mut be = HostBackend::new(4).unwrap();
         be.allocate(256, 256).unwrap();
-        let shape = coll.shape(8, DataType::Float, 4);
+        let shape = coll.shape(&Traffic::default(), 8, DataType::Float, 4);
         let call = Call {
             coll,
             dtype: DataType::Float,
             op: RedOp::Sum,
             root: 1,
             count: 0,
+            traffic: Default::default(),
             ranks: (0..4)
                 .map(|r| rank_args(coll, &shape, DataType::Float, r, Placement::InPlace, 16))
                 .collect(),

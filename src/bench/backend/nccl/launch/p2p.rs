@@ -9,7 +9,7 @@
 //! runner allocates and the verifier reads), so the forms cannot drift from it.
 
 use crate::core::collective::spec::{Blocks, PerPeer};
-use crate::core::collective::Collective;
+use crate::core::collective::{Collective, Traffic};
 use crate::core::error::Error;
 use nccl_sys::bindings as b;
 
@@ -32,14 +32,15 @@ fn per_peer(coll: Collective, blocks: Blocks) -> Result<PerPeer, Failure> {
 /// `(peer, byte offset, elements)` of each peer's block in `rank`'s buffer (a running sum, so
 /// a launch allocates nothing).
 fn peer_blocks(
+    t: &Traffic,
     f: PerPeer,
     count: usize,
     rank: usize,
     nranks: usize,
     elt: u64,
-) -> impl Iterator<Item = (usize, u64, usize)> {
+) -> impl Iterator<Item = (usize, u64, usize)> + '_ {
     (0..nranks).scan(0u64, move |start, peer| {
-        let len = f(count, elt as usize, rank, peer, nranks);
+        let len = f(t, count, elt as usize, rank, peer, nranks);
         let block = (peer, *start, len);
         *start += len as u64 * elt;
         Some(block)
@@ -55,8 +56,8 @@ impl NcclBackend {
             per_peer(call.coll, spec.recv)?,
         );
         let (n, elt, dt) = self.shape(call);
-        let sends = peer_blocks(send, call.count, a.rank, n, elt);
-        let recvs = peer_blocks(recv, call.count, a.rank, n, elt);
+        let sends = peer_blocks(&call.traffic, send, call.count, a.rank, n, elt);
+        let recvs = peer_blocks(&call.traffic, recv, call.count, a.rank, n, elt);
         for ((peer, s_off, s_len), (_, r_off, r_len)) in sends.zip(recvs) {
             self.send(a.send + s_off, s_len, dt, peer, a)?;
             self.recv(a.recv + r_off, r_len, dt, peer, a)?;
@@ -74,8 +75,8 @@ impl NcclBackend {
             per_peer(call.coll, spec.recv)?,
         );
         let (n, elt, dt) = self.shape(call);
-        let sends = peer_blocks(send, call.count, a.rank, n, elt);
-        let recvs = peer_blocks(recv, call.count, a.rank, n, elt);
+        let sends = peer_blocks(&call.traffic, send, call.count, a.rank, n, elt);
+        let recvs = peer_blocks(&call.traffic, recv, call.count, a.rank, n, elt);
         for ((peer, s_off, s_len), (_, r_off, r_len)) in sends.zip(recvs) {
             if s_len > 0 {
                 self.send(a.send + s_off, s_len, dt, peer, a)?;
@@ -94,7 +95,7 @@ impl NcclBackend {
         self.send(a.send, call.count, dt, call.root, a)?;
         if a.rank == call.root {
             let recv = per_peer(call.coll, call.coll.spec().recv)?;
-            for (peer, off, len) in peer_blocks(recv, call.count, a.rank, n, elt) {
+            for (peer, off, len) in peer_blocks(&call.traffic, recv, call.count, a.rank, n, elt) {
                 self.recv(a.recv + off, len, dt, peer, a)?;
             }
         }
@@ -106,7 +107,7 @@ impl NcclBackend {
         let (n, elt, dt) = self.shape(call);
         if a.rank == call.root {
             let send = per_peer(call.coll, call.coll.spec().send)?;
-            for (peer, off, len) in peer_blocks(send, call.count, a.rank, n, elt) {
+            for (peer, off, len) in peer_blocks(&call.traffic, send, call.count, a.rank, n, elt) {
                 self.send(a.send + off, len, dt, peer, a)?;
             }
         }
@@ -202,14 +203,14 @@ mod tests {
 
     #[test]
     fn uniform_blocks_sit_at_peer_times_count() {
-        let blocks: Vec<_> = peer_blocks(uniform, 5, 1, 3, 4).collect();
+        let blocks: Vec<_> = peer_blocks(&Traffic::default(), uniform, 5, 1, 3, 4).collect();
         assert_eq!(blocks, vec![(0, 0, 5), (1, 20, 5), (2, 40, 5)]);
     }
 
     #[test]
     fn variable_blocks_follow_the_spec_function() {
-        let f: PerPeer = |c, _, r, p, _| c + r + p;
-        let blocks: Vec<_> = peer_blocks(f, 1, 2, 3, 2).collect();
+        let f: PerPeer = |_, c, _, r, p, _| c + r + p;
+        let blocks: Vec<_> = peer_blocks(&Traffic::default(), f, 1, 2, 3, 2).collect();
         // Sizes 3, 4, 5 elements of 2 bytes.
         assert_eq!(blocks, vec![(0, 0, 3), (1, 6, 4), (2, 14, 5)]);
     }

@@ -8,7 +8,7 @@ use super::TextSink;
 use crate::bench::output::testdata::{drive, iter_stats, meta, rows, summary};
 use crate::bench::output::Sink;
 use crate::core::collective::Collective;
-use crate::result::{RunMeta, Summary};
+use crate::result::{BackendKind, RunMeta, Summary};
 
 fn render(meta: &RunMeta, rows: &[crate::result::Row], summary: &Summary) -> String {
     let mut sink = TextSink::new(Vec::new());
@@ -167,10 +167,10 @@ fn per_iteration_note_has_no_skip_part_without_skipping() {
 
 #[test]
 fn per_iteration_note_names_host_clock_timing_off_the_nccl_backend() {
-    for backend in ["host", "mpi"] {
+    for backend in [BackendKind::Host, BackendKind::Mpi] {
         let mut m = meta();
         m.per_iter = true;
-        m.backend = backend.into();
+        m.backend = backend;
         let out = render(&m, &[], &summary());
         assert!(
             out.contains("\n# Per-Iteration Report: host clock timing (no CUDA events on this backend); i_* uses max over process rows \n"),
