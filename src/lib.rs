@@ -25,5 +25,6 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod core;
+pub mod locate;
 pub mod logs;
 pub mod result;

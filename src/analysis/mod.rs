@@ -12,8 +12,6 @@ pub mod build;
 pub mod compare;
 pub mod curve;
 pub mod fit;
-#[cfg(test)]
-pub(crate) mod fixture;
 pub mod input;
 pub mod inspector;
 pub mod log_findings;
@@ -22,4 +20,6 @@ pub mod plot;
 pub mod production;
 pub mod read;
 pub mod report;
+#[cfg(test)]
+pub(crate) mod testdata;
 pub(crate) mod units;

@@ -7,7 +7,6 @@ pub mod backend;
 pub mod cuda;
 pub mod environment;
 pub mod job;
-pub mod locate;
 pub mod observe;
 pub mod output;
 pub mod plan;

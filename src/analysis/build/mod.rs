@@ -199,8 +199,4 @@ pub fn curve_report(key: &CurveKey, rows: &[&InputRow], peak_gbs: Option<f64>) -
 }
 
 #[cfg(test)]
-mod honest_numbers;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod untrusted;

@@ -267,11 +267,11 @@ pub(crate) fn counts(analysis: &Analysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::fixture;
+    use crate::analysis::testdata;
 
     #[test]
     fn the_regime_table_compares_measured_time_with_nccl_model_time_when_present() {
-        let mut c = fixture::all_reduce();
+        let mut c = testdata::all_reduce();
         let plain = regimes(&c);
         assert!(!plain.headers.contains(&"time/model"));
         // NCCL's model says half the measured time in every point of the first regime.

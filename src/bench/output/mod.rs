@@ -22,7 +22,7 @@ pub mod text;
 #[cfg(test)]
 mod testdata;
 #[cfg(test)]
-mod tests_groups;
+mod tests;
 
 /// Receives a run's results as they are measured. All hooks default to doing nothing.
 pub trait Sink {

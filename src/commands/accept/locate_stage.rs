@@ -11,13 +11,13 @@ use crate::accept::model::{AcceptReport, Check, FailureClass, Stage, StageRun, S
 use crate::accept::profile::LocateStage;
 use crate::bench::job::bootstrap::Bootstrap;
 use crate::bench::job::join::Join;
-use crate::bench::locate::render;
-use crate::bench::locate::run::Finding;
-use crate::bench::locate::verdict::Floors;
 use crate::commands::locate::{self, Located};
 use crate::config::locate::LocateConfig;
 use crate::core::collective::Collective;
 use crate::core::error::Error;
+use crate::locate::render;
+use crate::locate::run::Finding;
+use crate::locate::verdict::Floors;
 use std::time::Instant;
 
 /// The output directory's subdirectory for locate's files.

@@ -4,15 +4,15 @@
 //! to back; `accept`'s locate stage writes its own report in between.
 
 use crate::bench::job::join::Join;
-use crate::bench::locate::inject::Switches;
-use crate::bench::locate::measure::Spec;
-use crate::bench::locate::render::{self, Context};
-use crate::bench::locate::run::{self, Finding, Options, Role};
-use crate::bench::locate::verdict::Floors;
 use crate::config::locate::LocateConfig;
 use crate::config::RunConfig;
 use crate::core::error::Error;
 use crate::core::redact::Redactor;
+use crate::locate::inject::Switches;
+use crate::locate::measure::Spec;
+use crate::locate::render::{self, Context};
+use crate::locate::run::{self, Finding, Options, Role};
+use crate::locate::verdict::Floors;
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -190,5 +190,5 @@ fn nics(
     if logs.is_empty() {
         return Ok(Default::default());
     }
-    crate::bench::locate::nics::from_logs(logs, &f.layout)
+    crate::locate::nics::from_logs(logs, &f.layout)
 }

@@ -1,5 +1,5 @@
 //! `ncclbench locate`: join the job, start its backend over every rank, agree on the output
-//! directory, run the locate protocol ([`crate::bench::locate::run`]), and on rank 0 print and
+//! directory, run the locate protocol ([`crate::locate::run`]), and on rank 0 print and
 //! write the report; every process exits with rank 0's status (0 no suspect, 1 suspects).
 //!
 //! Here: the command and what it needs before the job runs. `joined`: the run inside an opened
@@ -8,10 +8,10 @@
 mod joined;
 
 use crate::bench::job::join::Join;
-use crate::bench::locate::verdict::Floors;
 use crate::config::locate::LocateConfig;
 use crate::config::RunConfig;
 use crate::core::error::Error;
+use crate::locate::verdict::Floors;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

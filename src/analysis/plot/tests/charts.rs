@@ -1,12 +1,12 @@
 //! The charts of the fixture curves hold what they promise.
 
 use super::{count_in, groups, parse, text_in};
-use crate::analysis::fixture;
 use crate::analysis::plot::{busbw_svg, model, time_svg};
+use crate::analysis::testdata;
 
 #[test]
 fn busbw_chart_of_the_tuned_all_reduce_has_every_element() {
-    let c = fixture::all_reduce();
+    let c = testdata::all_reduce();
     let svg = busbw_svg(&c);
     let doc = parse(&svg);
     let root = doc.root_element();
@@ -43,7 +43,7 @@ fn busbw_chart_of_the_tuned_all_reduce_has_every_element() {
 
 #[test]
 fn every_label_is_at_least_14px() {
-    for c in fixture::analysis().curves {
+    for c in testdata::analysis().curves {
         for svg in [busbw_svg(&c), time_svg(&c)] {
             let doc = parse(&svg);
             for t in doc.descendants().filter(|n| n.has_tag_name("text")) {
@@ -60,7 +60,7 @@ fn every_label_is_at_least_14px() {
 
 #[test]
 fn curve_without_tuning_has_no_bands_and_x_labels_read_as_sizes() {
-    let c = fixture::all_gather();
+    let c = testdata::all_gather();
     let svg = busbw_svg(&c);
     let doc = parse(&svg);
     assert!(groups(&doc, "bands").is_empty());
@@ -77,7 +77,7 @@ fn curve_without_tuning_has_no_bands_and_x_labels_read_as_sizes() {
 
 #[test]
 fn time_chart_is_log_log_with_points_fit_and_floor() {
-    let c = fixture::all_reduce();
+    let c = testdata::all_reduce();
     let svg = time_svg(&c);
     let doc = parse(&svg);
     assert_eq!(count_in(&doc, "points", "circle"), c.points.len());
@@ -95,7 +95,7 @@ fn time_chart_is_log_log_with_points_fit_and_floor() {
 
 #[test]
 fn anomalies_are_ringed_on_both_charts() {
-    let c = fixture::reduce_scatter();
+    let c = testdata::reduce_scatter();
     for svg in [busbw_svg(&c), time_svg(&c)] {
         let doc = parse(&svg);
         assert_eq!(count_in(&doc, "anomalies", "circle"), c.anomalies.len());
@@ -106,7 +106,7 @@ fn anomalies_are_ringed_on_both_charts() {
 /// busbw is half the regime's asymptote, and the time is twice alpha.
 #[test]
 fn model_has_half_the_bandwidth_at_the_half_performance_size() {
-    let c = fixture::all_reduce();
+    let c = testdata::all_reduce();
     let r = &c.regimes[2];
     let half = r.alpha_us * 1e-6 * r.algbw_gbs * 1e9;
     let busbw = model::busbw_gbs(r, c.busbw_factor, half).expect("defined");
@@ -117,7 +117,7 @@ fn model_has_half_the_bandwidth_at_the_half_performance_size() {
 
 #[test]
 fn bands_follow_runs_of_the_same_choice_with_midpoint_edges() {
-    let bands = model::bands(&fixture::all_reduce());
+    let bands = model::bands(&testdata::all_reduce());
     let labels: Vec<&str> = bands.iter().map(|b| b.label.as_str()).collect();
     assert_eq!(labels, ["Tree/LL", "Ring/LL128", "Ring/Simple"]);
     assert_eq!(bands[0].lo_bytes, 0.0);

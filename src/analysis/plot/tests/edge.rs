@@ -2,8 +2,8 @@
 
 use super::{count_in, parse};
 use crate::analysis::curve::{CurvePoint, CurveReport, Regime};
-use crate::analysis::fixture;
 use crate::analysis::plot::{busbw_svg, svg_to_png, time_svg};
+use crate::analysis::testdata;
 
 /// Both charts are well-formed, NaN-free, and rasterise.
 fn check_both(c: &CurveReport) {
@@ -19,7 +19,7 @@ fn check_both(c: &CurveReport) {
 
 #[test]
 fn curve_with_no_points_draws_empty_axes() {
-    let mut c = fixture::broadcast();
+    let mut c = testdata::broadcast();
     c.points.clear();
     c.latency_floor_us = Some(f64::NAN);
     c.plateau_busbw_gbs = f64::NAN;
@@ -30,7 +30,7 @@ fn curve_with_no_points_draws_empty_axes() {
 
 #[test]
 fn curve_with_one_point() {
-    let mut c = fixture::broadcast();
+    let mut c = testdata::broadcast();
     c.points.truncate(1);
     check_both(&c);
     assert_eq!(count_in(&parse(&time_svg(&c)), "points", "circle"), 1);
@@ -38,14 +38,14 @@ fn curve_with_one_point() {
 
 #[test]
 fn two_points_and_no_regimes_is_nan_free() {
-    let c = fixture::broadcast();
+    let c = testdata::broadcast();
     check_both(&c);
     assert_eq!(count_in(&parse(&busbw_svg(&c)), "model", "polyline"), 0);
 }
 
 #[test]
 fn non_finite_and_absurd_values_are_left_out() {
-    let mut c = fixture::all_reduce();
+    let mut c = testdata::all_reduce();
     let weird = |bytes: u64, time_us: f64, busbw_gbs: f64| CurvePoint {
         bytes,
         time_us,
@@ -80,7 +80,7 @@ fn non_finite_and_absurd_values_are_left_out() {
 
 #[test]
 fn hostile_text_is_escaped_and_long_titles_are_cut() {
-    let mut c = fixture::all_reduce();
+    let mut c = testdata::all_reduce();
     c.collective = format!("<b>&\"'{}", "x".repeat(500));
     c.points[0].tuning = Some(crate::analysis::input::Tuning {
         algo: "<Ring>".into(),

@@ -1,7 +1,7 @@
 //! PNG output: valid files at 1200x700, text drawn with the embedded font, errors not panics.
 
-use crate::analysis::fixture;
 use crate::analysis::plot::{busbw_svg, svg_to_png, time_svg};
+use crate::analysis::testdata;
 use resvg::tiny_skia::Pixmap;
 
 /// Width and height from the IHDR chunk, after checking the PNG signature.
@@ -14,7 +14,7 @@ fn ihdr_size(png: &[u8]) -> (u32, u32) {
 
 #[test]
 fn charts_rasterise_to_1200x700_pngs_that_decode() {
-    let c = fixture::all_reduce();
+    let c = testdata::all_reduce();
     for svg in [busbw_svg(&c), time_svg(&c)] {
         let png = svg_to_png(&svg).expect("rendered");
         assert_eq!(ihdr_size(&png), (1200, 700));

@@ -2,14 +2,14 @@
 
 use crate::analysis::plot;
 use crate::analysis::report::write_dir;
-use crate::analysis::{fixture, units};
+use crate::analysis::{testdata, units};
 use std::path::PathBuf;
 
 #[test]
 fn writes_reports_charts_and_index() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tmp.path().join("new/sub");
-    let a = fixture::analysis();
+    let a = testdata::analysis();
     let written = write_dir(&a, &out).expect("written");
     let names: Vec<String> = written
         .iter()
@@ -54,7 +54,7 @@ fn writes_reports_charts_and_index() {
 #[test]
 fn empty_analysis_still_writes_the_reports() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.curves.clear();
     let written = write_dir(&a, tmp.path()).expect("written");
     assert_eq!(written.len(), 4);
@@ -62,7 +62,7 @@ fn empty_analysis_still_writes_the_reports() {
 
 #[test]
 fn slugs_are_filesystem_safe_and_unique() {
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.curves.truncate(2);
     a.curves[0].collective = "../../etc/passwd".into();
     a.curves[0].op = "".into();
@@ -84,6 +84,6 @@ fn unwritable_directory_is_an_io_error_naming_the_path() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let file = tmp.path().join("plain-file");
     std::fs::write(&file, b"x").expect("file");
-    let err = write_dir(&fixture::analysis(), &file.join("sub")).expect_err("not a directory");
+    let err = write_dir(&testdata::analysis(), &file.join("sub")).expect_err("not a directory");
     assert!(err.to_string().contains("plain-file"), "{err}");
 }

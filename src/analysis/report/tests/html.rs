@@ -1,11 +1,11 @@
 //! The HTML report: one self-contained page, charts inline, input text escaped.
 
-use crate::analysis::fixture;
 use crate::analysis::report::render_html;
+use crate::analysis::testdata;
 
 #[test]
 fn one_inline_svg_per_chart_and_nothing_external() {
-    let a = fixture::analysis();
+    let a = testdata::analysis();
     let html = render_html(&a);
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.ends_with("</html>\n"));
@@ -23,7 +23,7 @@ fn one_inline_svg_per_chart_and_nothing_external() {
 
 #[test]
 fn input_text_is_escaped() {
-    let html = render_html(&fixture::analysis());
+    let html = render_html(&testdata::analysis());
     assert!(html.contains("logs/&lt;script&gt;alert(1)&lt;/script&gt;.txt:12: unparsable row"));
     assert!(html.contains("missing key &lt;time&gt; &amp; &lt;size&gt;"));
     assert!(html.contains("<li>... and 2 more</li>"));
@@ -31,7 +31,7 @@ fn input_text_is_escaped() {
 
 #[test]
 fn same_numbers_as_the_text_report() {
-    let html = render_html(&fixture::analysis());
+    let html = render_html(&testdata::analysis());
     let row = "<td><a href=\"#all_reduce-float-sum-n8-out_of_place\">all_reduce</a></td>\
         <td>float</td><td>sum</td><td class=\"r\">8</td><td>out_of_place</td>\
         <td class=\"r\">10.05</td><td class=\"r\">347.60</td><td class=\"r\">350.00</td>\
@@ -44,7 +44,7 @@ fn same_numbers_as_the_text_report() {
 
 #[test]
 fn hostile_keys_are_escaped_in_headings_anchors_and_charts() {
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.curves[0].collective = "<img src=x onerror=alert(1)>".into();
     a.curves[0].dtype = "\"quoted\"".into();
     let html = render_html(&a);

@@ -1,21 +1,21 @@
 //! The JSON report: schema tag, required keys, round trip.
 
 use crate::analysis::curve::Analysis;
-use crate::analysis::fixture;
 use crate::analysis::report::{render, Document, Format, SCHEMA};
+use crate::analysis::testdata;
 use serde_json::Value;
 
 /// The fixture without the curve whose fit is undefined (NaN is written as `null`, which does
 /// not read back into an `f64`).
 fn finite_fixture() -> Analysis {
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.curves.retain(|c| !c.regimes.is_empty());
     a
 }
 
 #[test]
 fn has_schema_and_the_documented_keys() {
-    let json = render(&fixture::analysis(), Format::Json);
+    let json = render(&testdata::analysis(), Format::Json);
     let v: Value = serde_json::from_str(&json).expect("valid JSON");
     assert_eq!(v["schema"], SCHEMA);
     assert_eq!(v["rows_read"], 197);
@@ -57,7 +57,7 @@ fn has_schema_and_the_documented_keys() {
 
 #[test]
 fn undefined_numbers_are_null_not_nan() {
-    let json = render(&fixture::analysis(), Format::Json);
+    let json = render(&testdata::analysis(), Format::Json);
     assert!(!json.contains("NaN"));
     let v: Value = serde_json::from_str(&json).expect("valid JSON");
     assert_eq!(v["curves"][2]["half_perf_bytes"], Value::Null);

@@ -1,12 +1,12 @@
 //! The markdown report: tables, escaping, and chart links when written to a directory.
 
-use crate::analysis::fixture;
 use crate::analysis::report::{markdown, render, Format};
+use crate::analysis::testdata;
 use crate::analysis::units;
 
 #[test]
 fn stdout_markdown_has_tables_and_no_links() {
-    let md = render(&fixture::analysis(), Format::Markdown);
+    let md = render(&testdata::analysis(), Format::Markdown);
     assert!(md.starts_with("# ncclbench analysis\n\n| collective | dtype |"));
     assert!(md.contains("| all_reduce | float | sum | 8 | out_of_place | 10.05 | 347.60 | 350.00 | 5.72M | 64M | 3 | 86.9% |\n"));
     assert!(md.contains("| 3 | 8M..1G | 30.00 | 200.00 | 350.00 | 0.6% | 8 | Ring/Simple |\n"));
@@ -18,7 +18,7 @@ fn stdout_markdown_has_tables_and_no_links() {
 
 #[test]
 fn directory_markdown_links_every_chart_of_every_curve() {
-    let a = fixture::analysis();
+    let a = testdata::analysis();
     let slugs: Vec<String> = a.curves.iter().map(units::slug).collect();
     let md = markdown::render(&a, Some(&slugs));
     for slug in &slugs {
@@ -39,11 +39,11 @@ fn directory_markdown_links_every_chart_of_every_curve() {
 
 #[test]
 fn input_text_is_escaped() {
-    let md = render(&fixture::analysis(), Format::Markdown);
+    let md = render(&testdata::analysis(), Format::Markdown);
     assert!(md.contains("- logs/\\<script>alert(1)\\</script>.txt:12: unparsable row"));
     let bare_tag = md.match_indices('<').any(|(i, _)| !md[..i].ends_with('\\'));
     assert!(!bare_tag, "every < is escaped:\n{md}");
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.curves[1].anomalies.push(crate::analysis::curve::Anomaly {
         kind: "outlier".into(),
         bytes: 8,

@@ -1,8 +1,8 @@
 //! The terminal report: golden text for the fixture, and edge cases.
 
 use crate::analysis::curve::Analysis;
-use crate::analysis::fixture;
 use crate::analysis::report::{render, Format};
+use crate::analysis::testdata;
 
 /// The whole expected report of the fixture: summary table sorted as given, detail sections
 /// only for curves with regimes, switch points or anomalies (not the 2-point broadcast), the
@@ -49,13 +49,13 @@ rows read 197, skipped 7, peak 400.00 GB/s
 
 #[test]
 fn fixture_report_matches_golden_text() {
-    let got = render(&fixture::analysis(), Format::Text);
+    let got = render(&testdata::analysis(), Format::Text);
     assert_eq!(got, GOLDEN, "\n--- got ---\n{got}");
 }
 
 #[test]
 fn efficiency_column_only_with_a_peak() {
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.peak_gbs = None;
     for c in &mut a.curves {
         c.efficiency_pct = None;
@@ -74,7 +74,7 @@ fn empty_analysis_says_so_and_counts() {
 
 #[test]
 fn control_characters_in_input_cannot_break_lines() {
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.skipped[0].reason = "bad\nrow\x1b[2J".into();
     a.curves[1].anomalies.push(crate::analysis::curve::Anomaly {
         kind: "outlier".into(),
@@ -90,7 +90,7 @@ fn control_characters_in_input_cannot_break_lines() {
 /// Skipped counts larger than the reasons kept still add up.
 #[test]
 fn more_count_uses_the_skipped_total() {
-    let mut a = fixture::analysis();
+    let mut a = testdata::analysis();
     a.rows_skipped = 50;
     let text = render(&a, Format::Text);
     assert!(text.contains("rows read 197, skipped 50, peak"), "{text}");

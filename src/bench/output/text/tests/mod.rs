@@ -2,7 +2,7 @@
 //! then one test per variant (-C, -S, -I/-K, N/A, hypercube, -z, -p, reduced maxBytes,
 //! footers).
 
-mod fixture;
+mod testdata;
 
 use super::TextSink;
 use crate::bench::output::testdata::{drive, iter_stats, meta, rows, summary};

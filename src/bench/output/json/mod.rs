@@ -33,11 +33,7 @@ use std::path::{Path, PathBuf};
 mod doc;
 mod groups;
 #[cfg(test)]
-mod key_tree;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_per_process;
 mod tuning;
 mod value;
 

@@ -2,7 +2,7 @@
 //! negative, zero and subnormal times, duplicate sizes, unknown collectives and rank counts,
 //! huge sizes) must give a report without panicking and without a non-finite number.
 
-use super::*;
+use crate::analysis::build::*;
 use crate::analysis::input::{SourceRef, Tuning};
 use crate::result::Placement;
 

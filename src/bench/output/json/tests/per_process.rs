@@ -2,7 +2,7 @@
 //! `per_process_max_times_us` (one row per process) only when there are rows, and `devices`
 //! with one entry per process (its first rank), in process order.
 
-use super::JsonSink;
+use crate::bench::output::json::JsonSink;
 use crate::bench::output::testdata::{iter_stats, meta, rows, summary};
 use serde_json::Value;
 

@@ -1,11 +1,14 @@
 //! JSON sink tests: the file is valid JSON after every hook, keys come in nccl-tests' order,
 //! nccl-tests' quirks are kept, and existing files are never overwritten.
 
-use super::key_tree::Tree;
+mod key_tree;
+mod per_process;
+
 use super::JsonSink;
 use crate::bench::output::testdata::{iter_stats, meta, rows, summary};
 use crate::bench::output::Sink;
 use crate::result::Placement;
+use key_tree::Tree;
 use serde_json::{json, Value};
 use std::path::Path;
 

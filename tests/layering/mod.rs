@@ -5,6 +5,7 @@
 //! else; and no import circle may span two folders. `planted` proves each check fails on the
 //! case it is for.
 
+mod convention;
 mod map;
 mod paths;
 mod planted;
@@ -226,4 +227,17 @@ fn no_import_circle_spans_two_folders() {
         "modules of two folders importing each other:\n{}",
         found.join("\n")
     );
+}
+
+#[test]
+fn module_files_follow_one_convention() {
+    let mut found = convention::breaches(&root().join("src"));
+    for crate_src in ["fake-nccl/src", "nccl-sys/src", "tests"] {
+        found.extend(
+            convention::breaches(&root().join(crate_src))
+                .into_iter()
+                .map(|b| format!("{crate_src}/{b}")),
+        );
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }

@@ -1,6 +1,9 @@
 //! Builder tests on hand-made [`ReadSet`]s: pooling, bandwidth factors, every anomaly kind (and
 //! silence on clean data), and the whole-curve numbers of an exact curve against hand values.
 
+mod honest_numbers;
+mod untrusted;
+
 use super::*;
 use crate::analysis::curve::CurveReport;
 use crate::analysis::input::{SourceRef, Tuning};

@@ -2,8 +2,8 @@
 //! half-performance size of a clamped alpha, a fitted plateau the data never reached, a time
 //! that falls as the size grows, and curves of different setups pooled into one.
 
-use super::setup::Setups;
-use super::*;
+use crate::analysis::build::setup::Setups;
+use crate::analysis::build::*;
 use crate::analysis::input::SourceRef;
 use crate::result::Placement;
 
