@@ -21,9 +21,7 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |n| (n - 1.0) / n,
     send_contents: own_block,
-    expected_contents: |_, s, _, _, _| {
-        vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })]
-    },
+    expected_contents: |s, _| vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })],
     nccl: Nccl {
         call: "ncclAllGather",
         log_func: Some("AllGather"),
@@ -32,18 +30,12 @@ pub(super) const SPEC: Spec = Spec {
 };
 
 /// A rank sends its own block of the global pattern (all_gather, gather, hypercube, sendrecv).
-pub(super) fn own_block(
-    _t: &super::traffic::Traffic,
-    s: &Shape,
-    rank: usize,
-    _nranks: usize,
-    _root: usize,
-) -> Vec<Segment> {
+pub(super) fn own_block(s: &Shape, at: super::spec::At) -> Vec<Segment> {
     vec![Segment::new(
         0,
         s.count,
         Content::Plain {
-            first: rank * s.count,
+            first: at.rank * s.count,
         },
     )]
 }

@@ -21,16 +21,14 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     // Reduce-scatter then all-gather: each rank moves 2(n-1)/n of the buffer.
     busbw_factor: |n| 2.0 * (n - 1.0) / n,
-    send_contents: |_, s, _, _, _| {
+    send_contents: |s, _| {
         vec![Segment::new(
             0,
             s.send_elems,
             Content::ReduceInput { first: 0 },
         )]
     },
-    expected_contents: |_, s, _, _, _| {
-        vec![Segment::new(0, s.recv_elems, Content::Reduced { first: 0 })]
-    },
+    expected_contents: |s, _| vec![Segment::new(0, s.recv_elems, Content::Reduced { first: 0 })],
     nccl: Nccl {
         call: "ncclAllReduce",
         log_func: Some("AllReduce"),

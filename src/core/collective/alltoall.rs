@@ -22,8 +22,8 @@ pub(super) const SPEC: Spec = Spec {
     in_place: InPlace::Base,
     algbw: AlgBytes::Size,
     busbw_factor: |n| (n - 1.0) / n,
-    send_contents: |_, s, rank, n, _| blocks(s, n, |j| (rank * n + j) * s.count),
-    expected_contents: |_, s, rank, n, _| blocks(s, n, |j| (j * n + rank) * s.count),
+    send_contents: |s, at| blocks(s, at.nranks, |j| (at.rank * at.nranks + j) * s.count),
+    expected_contents: |s, at| blocks(s, at.nranks, |j| (j * at.nranks + at.rank) * s.count),
     nccl: Nccl {
         call: "ncclAlltoAll",
         log_func: None,

@@ -21,9 +21,7 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |_| 1.0,
     send_contents: root_sends,
-    expected_contents: |_, s, _, _, _| {
-        vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })]
-    },
+    expected_contents: |s, _| vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })],
     nccl: Nccl {
         call: "ncclBroadcast",
         log_func: Some("Broadcast"),
@@ -33,14 +31,8 @@ pub(super) const SPEC: Spec = Spec {
 
 /// The root sends the pattern; any other rank's send buffer holds a decoy that must reach no
 /// output (broadcast, scatter).
-pub(super) fn root_sends(
-    _t: &super::traffic::Traffic,
-    s: &Shape,
-    rank: usize,
-    _nranks: usize,
-    root: usize,
-) -> Vec<Segment> {
-    let content = if rank == root {
+pub(super) fn root_sends(s: &Shape, at: super::spec::At) -> Vec<Segment> {
+    let content = if at.rank == at.root {
         Content::Plain { first: 0 }
     } else {
         Content::Decoy

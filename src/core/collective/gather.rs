@@ -30,14 +30,8 @@ pub(super) const SPEC: Spec = Spec {
 };
 
 /// The root holds every block; every other rank's receive buffer is left alone.
-fn expected(
-    _t: &super::traffic::Traffic,
-    s: &Shape,
-    rank: usize,
-    _nranks: usize,
-    root: usize,
-) -> Vec<Segment> {
-    let c = if rank == root {
+fn expected(s: &Shape, at: super::spec::At) -> Vec<Segment> {
+    let c = if at.rank == at.root {
         Content::Plain { first: 0 }
     } else {
         Content::Unchanged

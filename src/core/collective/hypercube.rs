@@ -23,9 +23,7 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::PeerBlocks,
     busbw_factor: |_| 1.0,
     send_contents: super::all_gather::own_block,
-    expected_contents: |_, s, _, _, _| {
-        vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })]
-    },
+    expected_contents: |s, _| vec![Segment::new(0, s.recv_elems, Content::Plain { first: 0 })],
     nccl: Nccl {
         call: "ncclSend/ncclRecv",
         log_func: None,

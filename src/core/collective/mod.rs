@@ -168,7 +168,12 @@ impl Collective {
     /// alltoallv reads; every other collective ignores it.
     pub fn shape(self, t: &Traffic, size: usize, dtype: DataType, nranks: usize) -> Shape {
         let elt = dtype.size();
-        let count = (self.spec().count)(t, size / elt, elt, nranks);
+        let count = (self.spec().count)(spec::Sizing {
+            traffic: t,
+            count: size / elt,
+            elt,
+            nranks,
+        });
         self.shape_from_count(t, count, dtype, nranks)
     }
 
@@ -257,7 +262,7 @@ impl Collective {
         nranks: usize,
         root: usize,
     ) -> Vec<Segment> {
-        (self.spec().send_contents)(t, shape, rank, nranks, root)
+        (self.spec().send_contents)(shape, Self::at(t, rank, nranks, root))
     }
 
     /// What `rank`'s receive buffer must hold after the call (relative to the recv pointer).
@@ -269,7 +274,16 @@ impl Collective {
         nranks: usize,
         root: usize,
     ) -> Vec<Segment> {
-        (self.spec().expected_contents)(t, shape, rank, nranks, root)
+        (self.spec().expected_contents)(shape, Self::at(t, rank, nranks, root))
+    }
+
+    fn at(traffic: &Traffic, rank: usize, nranks: usize, root: usize) -> spec::At<'_> {
+        spec::At {
+            traffic,
+            rank,
+            nranks,
+            root,
+        }
     }
 }
 

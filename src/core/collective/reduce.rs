@@ -20,7 +20,7 @@ pub(super) const SPEC: Spec = Spec {
     in_place: InPlace::Base,
     algbw: AlgBytes::Size,
     busbw_factor: |_| 1.0,
-    send_contents: |_, s, _, _, _| {
+    send_contents: |s, _| {
         vec![Segment::new(
             0,
             s.send_elems,
@@ -36,14 +36,8 @@ pub(super) const SPEC: Spec = Spec {
 };
 
 /// The root holds the reduction; every other rank's receive buffer is left alone.
-fn expected(
-    _t: &super::traffic::Traffic,
-    s: &Shape,
-    rank: usize,
-    _nranks: usize,
-    root: usize,
-) -> Vec<Segment> {
-    let c = if rank == root {
+fn expected(s: &Shape, at: super::spec::At) -> Vec<Segment> {
+    let c = if at.rank == at.root {
         Content::Reduced { first: 0 }
     } else {
         Content::Unchanged

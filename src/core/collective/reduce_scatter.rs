@@ -20,19 +20,19 @@ pub(super) const SPEC: Spec = Spec {
     in_place: InPlace::RecvAtOwnBlock,
     algbw: AlgBytes::Size,
     busbw_factor: |n| (n - 1.0) / n,
-    send_contents: |_, s, _, _, _| {
+    send_contents: |s, _| {
         vec![Segment::new(
             0,
             s.send_elems,
             Content::ReduceInput { first: 0 },
         )]
     },
-    expected_contents: |_, s, rank, _, _| {
+    expected_contents: |s, at| {
         vec![Segment::new(
             0,
             s.recv_elems,
             Content::Reduced {
-                first: rank * s.count,
+                first: at.rank * s.count,
             },
         )]
     },

@@ -21,12 +21,12 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |n| (n - 1.0) / n,
     send_contents: super::broadcast::root_sends,
-    expected_contents: |_, s, rank, _, _| {
+    expected_contents: |s, at| {
         vec![Segment::new(
             0,
             s.recv_elems,
             Content::Plain {
-                first: rank * s.count,
+                first: at.rank * s.count,
             },
         )]
     },

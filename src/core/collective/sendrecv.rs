@@ -23,8 +23,8 @@ pub(super) const SPEC: Spec = Spec {
     algbw: AlgBytes::Size,
     busbw_factor: |_| 1.0,
     send_contents: super::all_gather::own_block,
-    expected_contents: |_, s, rank, n, _| {
-        let from = (rank + n - 1) % n;
+    expected_contents: |s, at| {
+        let from = (at.rank + at.nranks - 1) % at.nranks;
         vec![Segment::new(
             0,
             s.recv_elems,

@@ -27,7 +27,7 @@ pub struct Spec {
     /// The NCCL count argument for a requested size of `c` elements of `elt` bytes on `n`
     /// ranks: [`whole`] or [`per_rank`] (nccl-tests' rules), or the collective's own (which
     /// may read the run's alltoallv [`Traffic`]).
-    pub count: fn(t: &Traffic, c: usize, elt: usize, n: usize) -> usize,
+    pub count: fn(Sizing) -> usize,
     /// Whether ranks' buffers differ in size (alltoallv): the shape then holds the largest
     /// rank's, as nccl-tests sizes every buffer for the largest.
     pub uneven: bool,
@@ -49,8 +49,35 @@ pub struct Spec {
     pub nccl: Nccl,
 }
 
-/// The segments of one rank's buffer: `(traffic, shape, rank, nranks, root)`.
-pub type Contents = fn(&Traffic, &Shape, usize, usize, usize) -> Vec<Segment>;
+/// A call's sizing question: the run's traffic, an element count, the element size in bytes
+/// and the rank count.
+#[derive(Debug, Clone, Copy)]
+pub struct Sizing<'a> {
+    /// The run's alltoallv traffic (only alltoallv reads it).
+    pub traffic: &'a Traffic,
+    /// Elements: the requested size's for a count rule, the call's count for a block rule.
+    pub count: usize,
+    /// Bytes per element.
+    pub elt: usize,
+    /// Ranks in the call.
+    pub nranks: usize,
+}
+
+/// The rank whose buffer contents are asked for, in its call.
+#[derive(Debug, Clone, Copy)]
+pub struct At<'a> {
+    /// The run's alltoallv traffic (only alltoallv reads it).
+    pub traffic: &'a Traffic,
+    /// This rank.
+    pub rank: usize,
+    /// Ranks in the call.
+    pub nranks: usize,
+    /// The call's root (rooted collectives only).
+    pub root: usize,
+}
+
+/// The segments of one rank's buffer.
+pub type Contents = fn(&Shape, At) -> Vec<Segment>;
 
 /// How a rank's buffer is made of blocks of the call's count.
 #[derive(Debug, Clone, Copy)]
@@ -58,36 +85,28 @@ pub enum Blocks {
     /// One block of `count` elements.
     One,
     /// One block per peer, in peer order; the function gives the elements of `rank`'s block
-    /// for `peer`, `(traffic, count, elt, rank, peer, nranks)`. Uniform collectives give every
+    /// for `peer`, `(sizing, rank, peer)`. Uniform collectives give every
     /// peer `count`; a variable-count collective (alltoallv) gives each pair its own.
     PerPeer(PerPeer),
 }
 
-/// The per-peer block sizes of a buffer,
-/// `(traffic, count, elt, rank, peer, nranks) -> elements`.
-pub type PerPeer = fn(&Traffic, usize, usize, usize, usize, usize) -> usize;
+/// The per-peer block sizes of a buffer, `(sizing, rank, peer) -> elements`.
+pub type PerPeer = fn(Sizing, usize, usize) -> usize;
 
 /// Every peer's block holds `count` elements.
-pub fn uniform(
-    _t: &Traffic,
-    count: usize,
-    _elt: usize,
-    _rank: usize,
-    _peer: usize,
-    _nranks: usize,
-) -> usize {
-    count
+pub fn uniform(s: Sizing, _rank: usize, _peer: usize) -> usize {
+    s.count
 }
 
 /// The count is the whole `size / elt`.
-pub fn whole(_t: &Traffic, c: usize, _elt: usize, _n: usize) -> usize {
-    c
+pub fn whole(s: Sizing) -> usize {
+    s.count
 }
 
 /// The count is a per-rank block, `floor(c / n)` rounded down to a multiple of 16 bytes.
-pub fn per_rank(_t: &Traffic, c: usize, elt: usize, n: usize) -> usize {
-    let align = 16 / elt;
-    (c / n) / align * align
+pub fn per_rank(s: Sizing) -> usize {
+    let align = 16 / s.elt;
+    (s.count / s.nranks) / align * align
 }
 
 impl Blocks {
@@ -103,9 +122,15 @@ impl Blocks {
     ) -> Option<usize> {
         match self {
             Blocks::One => Some(count),
-            Blocks::PerPeer(f) => (0..nranks).try_fold(0usize, |sum, peer| {
-                sum.checked_add(f(t, count, elt, rank, peer, nranks))
-            }),
+            Blocks::PerPeer(f) => {
+                let sizing = Sizing {
+                    traffic: t,
+                    count,
+                    elt,
+                    nranks,
+                };
+                (0..nranks).try_fold(0usize, |sum, peer| sum.checked_add(f(sizing, rank, peer)))
+            }
         }
     }
 }

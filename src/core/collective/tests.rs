@@ -105,7 +105,7 @@ fn every_spec_describes_its_own_collective_under_its_own_name() {
 fn per_peer_blocks_may_differ_and_overflow_is_none() {
     use super::spec::Blocks;
     // A variable-count layout (as alltoallv's): rank r sends peer p `count + r + p` elements.
-    let var = Blocks::PerPeer(|_, c, _, r, p, _| c + r + p);
+    let var = Blocks::PerPeer(|z, r, p| z.count + r + p);
     assert_eq!(
         var.elems(&Traffic::default(), 10, 4, 1, 3),
         Some(11 + 12 + 13)

@@ -10,7 +10,7 @@
 
 mod summary;
 
-use super::spec::{AlgBytes, Blocks, InPlace, LogBytes, Nccl, Spec};
+use super::spec::{AlgBytes, At, Blocks, InPlace, LogBytes, Nccl, Sizing, Spec};
 use super::{Collective, Content, OpColumn, Segment, Shape};
 
 pub use super::traffic::{parse_matrix, Matrix, Traffic};
@@ -29,17 +29,17 @@ pub fn pair_elems(
 }
 
 /// `rank`'s send block for `peer`.
-fn send_block(t: &Traffic, count: usize, elt: usize, rank: usize, peer: usize, n: usize) -> usize {
-    pair_elems(t, count, elt, rank, peer, n)
+fn send_block(z: Sizing, rank: usize, peer: usize) -> usize {
+    pair_elems(z.traffic, z.count, z.elt, rank, peer, z.nranks)
 }
 
 /// `rank`'s receive block from `peer`.
-fn recv_block(t: &Traffic, count: usize, elt: usize, rank: usize, peer: usize, n: usize) -> usize {
-    pair_elems(t, count, elt, peer, rank, n)
+fn recv_block(z: Sizing, rank: usize, peer: usize) -> usize {
+    pair_elems(z.traffic, z.count, z.elt, peer, rank, z.nranks)
 }
 
-fn param_count(t: &Traffic, c: usize, elt: usize, n: usize) -> usize {
-    t.param_count(c, elt, n)
+fn param_count(z: Sizing) -> usize {
+    z.traffic.param_count(z.count, z.elt, z.nranks)
 }
 
 /// The spec.
@@ -83,7 +83,8 @@ fn send_offset(t: &Traffic, s: &Shape, src: usize, dst: usize, n: usize) -> usiz
         .sum()
 }
 
-fn send_contents(t: &Traffic, s: &Shape, rank: usize, n: usize, _root: usize) -> Vec<Segment> {
+fn send_contents(s: &Shape, a: At) -> Vec<Segment> {
+    let (t, rank, n) = (a.traffic, a.rank, a.nranks);
     let mut at = 0;
     (0..n)
         .map(|peer| {
@@ -101,7 +102,8 @@ fn send_contents(t: &Traffic, s: &Shape, rank: usize, n: usize, _root: usize) ->
         .collect()
 }
 
-fn expected_contents(t: &Traffic, s: &Shape, rank: usize, n: usize, _root: usize) -> Vec<Segment> {
+fn expected_contents(s: &Shape, a: At) -> Vec<Segment> {
+    let (t, rank, n) = (a.traffic, a.rank, a.nranks);
     let mut at = 0;
     let mut segs: Vec<Segment> = (0..n)
         .map(|src| {

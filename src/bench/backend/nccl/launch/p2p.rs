@@ -8,7 +8,7 @@
 //! Per-peer blocks are placed as the collective's spec lays out the buffers (the layout the
 //! runner allocates and the verifier reads), so the forms cannot drift from it.
 
-use crate::core::collective::spec::{Blocks, PerPeer};
+use crate::core::collective::spec::{Blocks, PerPeer, Sizing};
 use crate::core::collective::{Collective, Traffic};
 use crate::core::error::Error;
 use nccl_sys::bindings as b;
@@ -40,7 +40,13 @@ fn peer_blocks(
     elt: u64,
 ) -> impl Iterator<Item = (usize, u64, usize)> + '_ {
     (0..nranks).scan(0u64, move |start, peer| {
-        let len = f(t, count, elt as usize, rank, peer, nranks);
+        let sizing = Sizing {
+            traffic: t,
+            count,
+            elt: elt as usize,
+            nranks,
+        };
+        let len = f(sizing, rank, peer);
         let block = (peer, *start, len);
         *start += len as u64 * elt;
         Some(block)
@@ -209,7 +215,7 @@ mod tests {
 
     #[test]
     fn variable_blocks_follow_the_spec_function() {
-        let f: PerPeer = |_, c, _, r, p, _| c + r + p;
+        let f: PerPeer = |z, r, p| z.count + r + p;
         let blocks: Vec<_> = peer_blocks(&Traffic::default(), f, 1, 2, 3, 2).collect();
         // Sizes 3, 4, 5 elements of 2 bytes.
         assert_eq!(blocks, vec![(0, 0, 3), (1, 6, 4), (2, 14, 5)]);
