@@ -1,63 +1,70 @@
 #!/usr/bin/env python3
-"""The end of scripts/gpu-check.sh: `ncclbench compare` per configuration, then summary.txt.
+"""The end of scripts/gpu-check.sh: OUTDIR/summary.txt from the step manifest and raw outputs.
 
-Usage: gpu-check-summary.py NCCLBENCH WORK OUTDIR SECONDS
-  WORK/raw holds the step manifest steps.tsv (one line per step, in run order), configs.tsv and
-  every step's stdout (NAME.txt); SECONDS bounds all compare runs together. Writes
-  OUTDIR/compare.txt (every configuration's report), OUTDIR/compare.json (the main -c 0 pair's),
-  WORK/raw/compare/<config>/ (compare --out) and OUTDIR/summary.txt, and appends one manifest
-  line per compare run. Standard library only: the GPU machine has python3 but nothing else.
+Usage: gpu-check-summary.py WORK OUTDIR
+  WORK/raw/steps.tsv lists every step in run order (name, tool, kind, coll, status, rc, wall_s,
+  limit_s, end_s, note); WORK/raw/NAME.txt and NAME.err are each step's stdout and stderr;
+  OUTDIR/env.json is `ncclbench env --json`. Standard library only.
 
-Both tools print the nccl-tests text table, so one parser reads both; a line that is not a
-table row (headers, NCCL's own lines) is skipped.
+Every tool prints nccl-tests' text table (the references too), so one parser reads them all.
+Per comparison regime (small, large), reference and collective: ncclbench's and the
+reference's time per call (median over rounds), the time ratio ncclbench/reference (median of
+the rounds' ratios, each round's ncclbench run against the reference run beside it) with its
+spread (lowest and highest round), and the busbw ratio.
 """
 
 import csv
 import json
 import math
 import os
-import shutil
+import re
 import statistics
-import subprocess
 import sys
-import time
 
-FIELDS = ["name", "tool", "config", "coll", "status", "rc", "wall_s", "limit_s", "end_s", "note"]
 NOT_PASSED = ("FAIL", "TIMEOUT", "NOTRUN")
-MAIN = "c0"
-
-
-def read_manifest(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t"))
-
-
-def append_manifest(path, row):
-    with open(path, "a") as f:
-        f.write("\t".join(str(row.get(k, "")) for k in FIELDS) + "\n")
+STATUSES = ("PASS", "EXPECTED", "FAIL", "TIMEOUT", "NOTRUN", "SKIP")
+REFS = ("cupy", "nccl-tests", "torch")
 
 
 def rows_of(path):
-    """Table rows: {(type, op, root, bytes): (oop_us, oop_busbw, oop_wrong, ip_us, ip_busbw, ip_wrong)}."""
-    rows = {}
+    """{coll: {bytes: [oop_us, oop_busbw, ip_us, ip_busbw]}} (None where N/A), float rows;
+    and the header lines as {key: [values]} for `# key: value` lines."""
+    rows, meta, coll = {}, {}, None
     try:
-        lines = open(path, errors="replace").read().splitlines()
+        text = open(path, errors="replace").read()
     except OSError:
-        return rows
-    for line in lines:
-        f = line.split()
-        if not f or f[0].startswith("#"):
+        return rows, meta
+    for line in text.splitlines():
+        m = re.match(r"# Collective test starting: (\w+)_perf", line)
+        if m:
+            coll = m.group(1)
             continue
-        if len(f) == 12:  # hypercube prints an empty op
+        m = re.match(r"# (nccl-library|nccl-version|reference): (.*)", line)
+        if m:
+            meta.setdefault(m.group(1), []).append(m.group(2).strip())
+            continue
+        m = re.search(r"nccl-library=(\d+)", line)
+        if m:
+            meta.setdefault("nccl-code", []).append(m.group(1))
+        f = line.split()
+        if not f or f[0].startswith("#") or len(f) < 13 or coll is None:
+            continue
+        if len(f) == 12:
             f.insert(3, "")
         try:
-            key = (f[2], f[3], int(f[4]), int(f[0]))
-            num = [float(f[i]) for i in (5, 7, 9, 11)]
-        except (ValueError, IndexError):
+            nbytes = int(f[0])
+        except ValueError:
             continue
-        wrong = [None if f[i] == "N/A" else float(f[i]) for i in (8, 12)]
-        rows[key] = (num[0], num[1], wrong[0], num[2], num[3], wrong[1])
-    return rows
+        if f[2] != "float":
+            continue
+
+        def num(x):
+            try:
+                return float(x)
+            except ValueError:
+                return None
+        rows.setdefault(coll, {})[nbytes] = [num(f[5]), num(f[7]), num(f[9]), num(f[11])]
+    return rows, meta
 
 
 def human(n):
@@ -68,7 +75,7 @@ def human(n):
 
 
 def ratio(a, b):
-    return a / b if a and b and a > 0 and b > 0 else None
+    return a / b if a is not None and b is not None and a > 0 and b > 0 else None
 
 
 def fmt(x, spec=".3f"):
@@ -80,182 +87,149 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
-def run_compares(bin_, raw, steps, seconds, manifest):
-    """One compare per configuration with both sides: nccl-tests before, ncclbench after."""
-    reports, stop = [], time.monotonic() + seconds
-    for config in dict.fromkeys(s["config"] for s in steps):
-        side = {t: [os.path.join(raw, s["name"] + ".txt") for s in steps
-                    if s["config"] == config and s["tool"] == t and s["status"] == "PASS"]
-                for t in ("nccl-tests", "ncclbench")}
-        if config == "correctness" or not side["nccl-tests"] or not side["ncclbench"]:
-            continue
-        dest = os.path.join(raw, "compare", config)
-        argv = [bin_, "compare"] + [a for p in side["nccl-tests"] for a in ("--before", p)]
-        argv += [a for p in side["ncclbench"] for a in ("--after", p)] + ["--out", dest]
-        start, left = time.monotonic(), stop - time.monotonic()
-        if left < 2:
-            append_manifest(manifest, dict(name=f"compare/{config}", tool="compare", config=config,
-                                           coll="-", status="NOTRUN", rc="-", wall_s=0, limit_s=0,
-                                           end_s="", note="budget spent"))
-            continue
-        try:
-            p = subprocess.run(argv, capture_output=True, text=True, timeout=min(left, 60))
-            rc, text = p.returncode, p.stdout + p.stderr
-        except subprocess.TimeoutExpired:
-            rc, text = 124, "compare timed out\n"
-        status = {0: "PASS", 1: "SLOWER", 124: "TIMEOUT"}.get(rc, "FAIL")
-        os.makedirs(dest, exist_ok=True)
-        with open(dest + ".txt", "w") as f:
-            f.write(text)
-        append_manifest(manifest, dict(name=f"compare/{config}", tool="compare", config=config,
-                                       coll="-", status=status, rc=rc,
-                                       wall_s=f"{time.monotonic() - start:.2f}", limit_s=int(left),
-                                       end_s="", note=f"{len(side['nccl-tests'])} nccl-tests files "
-                                       f"before, {len(side['ncclbench'])} ncclbench after: {verdict(dest, text)}"))
-        reports.append((config, status, text, verdict(dest, text)))
-    return reports
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
 
 
-def verdict(dest, text):
-    """compare's totals from its JSON, else its last line."""
+def comparison(regime, tool, steps, raw, out):
+    """One table per (regime, reference): rows per collective and size."""
+    passed = [s for s in steps if s["name"].startswith(regime + "/") and s["status"] == "PASS"]
+    if tool == "torch":
+        passed += [s for s in steps if s["tool"] == "torch" and s["status"] == "PASS"]
+    refs = [s for s in passed if s["tool"] == tool]
+    if not refs:
+        return
+    nbs = [s for s in passed if s["tool"] == "ncclbench"]
+    rnd = lambda s: (re.search(r"\.r(\d+)\.", s["name"]) or [None, "1"])[1]
+    nb_runs = {}  # coll -> {round: rows}
+    for s in nbs:
+        nb_runs.setdefault(s["coll"], {})[rnd(s)] = rows_of(os.path.join(raw, s["name"] + ".txt"))[0].get(s["coll"], {})
+    ref_runs = {}  # coll -> {round: rows}
+    for s in refs:
+        for coll, rows in rows_of(os.path.join(raw, s["name"] + ".txt"))[0].items():
+            ref_runs.setdefault(coll, {})[rnd(s) if tool != "torch" else "all"] = rows
+    out.append(f"\n### {regime}: ncclbench / {tool}"
+               + (" (torch: one run, against the median of ncclbench's rounds)" if tool == "torch" else ""))
+    out.append(f"{'collective':<14} {'bytes':>6} {'place':>5} {'nb_us':>9} {'ref_us':>9} {'time_ratio':>10} "
+               f"{'spread':>13} {'rounds':>6} {'nb_busbw':>8} {'ref_busbw':>9} {'busbw_ratio':>11}")
+    for coll in [c for c in dict.fromkeys(s["coll"] for s in nbs) if c in ref_runs]:
+        nbr, rfr = nb_runs.get(coll, {}), ref_runs[coll]
+        sizes = sorted({b for r in rfr.values() for b in r} & {b for r in nbr.values() for b in r})
+        ratios_all = []
+        for b in sizes:
+            for place in (0, 2):  # out of place, in place
+                nb_us = [r[b][place] for r in nbr.values() if b in r]
+                ref_us = [r[b][place] for r in rfr.values() if b in r]
+                if median(ref_us) is None or median(nb_us) is None:
+                    continue
+                if tool == "torch":
+                    per_round = [ratio(median(nb_us), median(ref_us))]
+                else:  # each round's pair
+                    per_round = [ratio(nbr[k][b][place], rfr[k][b][place])
+                                 for k in nbr if k in rfr and b in nbr[k] and b in rfr[k]]
+                per_round = [x for x in per_round if x is not None]
+                if not per_round:
+                    continue
+                tr = statistics.median(per_round)
+                ratios_all.append(tr)
+                nb_bw = median([r[b][place + 1] for r in nbr.values() if b in r])
+                ref_bw = median([r[b][place + 1] for r in rfr.values() if b in r])
+                out.append(f"{coll:<14} {human(b):>6} {'oop' if place == 0 else 'ip':>5} "
+                           f"{median(nb_us):9.2f} {median(ref_us):9.2f} {tr:10.3f} "
+                           f"{fmt(min(per_round)) + '..' + fmt(max(per_round)):>13} {len(per_round):>6} "
+                           f"{fmt(nb_bw, '.2f'):>8} {fmt(ref_bw, '.2f'):>9} {fmt(ratio(nb_bw, ref_bw)):>11}")
+        out.append(f"{coll:<14} geomean time ratio {fmt(geomean(ratios_all))} over {len(ratios_all)} "
+                   f"size/placement pairs")
+
+
+def libraries(steps, raw, outdir, out):
+    """Each tool's NCCL version and library file, set against ncclbench's."""
+    out.append("\n## NCCL library of each tool (all must be one file)")
+    nb_path, nb_version = None, None
     try:
-        with open(os.path.join(dest, "compare.json")) as f:
-            t = json.load(f)["totals"]
-        return (f"{t['compared']} sizes compared: {t['slower']} slower, {t['faster']} faster, "
-                f"{t['unchanged']} unchanged")
-    except (OSError, ValueError, KeyError):
-        return ([l for l in text.splitlines() if l.strip()][-1:] or ["no output"])[0]
-
-
-def ratio_section(config, desc, steps, raw, out):
-    """Per collective and size: median over rounds of each tool, and their ratios."""
-    out.append(f"\n### {config}: {desc}")
-    out.append("collective      bytes   nb_us(oop)   nt_us(oop)  time_ratio  ip_time_ratio"
-               "  nb_busbw  nt_busbw  busbw_ratio")
-    for coll in dict.fromkeys(s["coll"] for s in steps if s["config"] == config):
-        per = {}
-        for t in ("ncclbench", "nccl-tests"):
-            files = [rows_of(os.path.join(raw, s["name"] + ".txt")) for s in steps
-                     if s["config"] == config and s["coll"] == coll and s["tool"] == t
-                     and s["status"] == "PASS"]
-            keys = sorted({k for f in files for k in f}, key=lambda k: (k[0], k[1], k[2], k[3]))
-            per[t] = {k: [statistics.median(f[k][i] for f in files if k in f) for i in (0, 1, 3)]
-                      for k in keys}
-        nb, nt = per["ncclbench"], per["nccl-tests"]
-        both = [k for k in nb if k in nt]
-        for k in both:
-            tr, ipr = ratio(nb[k][0], nt[k][0]), ratio(nb[k][2], nt[k][2])
-            out.append(f"{coll:<14} {human(k[3]):>6}  {nb[k][0]:11.2f}  {nt[k][0]:11.2f}  "
-                       f"{fmt(tr):>10}  {fmt(ipr):>13}  {nb[k][1]:8.2f}  {nt[k][1]:8.2f}  "
-                       f"{fmt(ratio(nb[k][1], nt[k][1])):>11}")
-        big = [ratio(nb[k][0], nt[k][0]) for k in both if k[3] >= 1 << 20]
-        only = len(nb) + len(nt) - 2 * len(both)
-        out.append(f"{coll:<14} geomean time ratio: all sizes {fmt(geomean(ratio(nb[k][0], nt[k][0]) for k in both))}"
-                   f", >= 1M {fmt(geomean(big))}; {len(both)} sizes in common"
-                   + (f", {only} rows in one tool only" if only else "")
-                   + ("" if both else " (a side is missing: see the steps)"))
-
-
-def wall_section(steps, configs, out):
-    out.append("\n## Wall time of each whole run (s), ncclbench / nccl-tests; -c 1 minus -c 0 is the cost of checking")
-    head = ["c0", "c1"] + [c for c in configs if c not in ("c0", "c1")] + ["correctness"]
-    out.append("collective      " + "".join(f"{c:>22}" for c in head))
-    for coll in dict.fromkeys(s["coll"] for s in steps if s["tool"] in ("ncclbench", "nccl-tests")):
-        cells = []
-        for c in head:
-            w = {t: [s["wall_s"] for s in steps if s["config"] == c and s["coll"] == coll
-                     and s["tool"] == t and s["status"] not in ("NOTRUN", "SKIP")]
-                 for t in ("ncclbench", "nccl-tests")}
-            cells.append(f"{'+'.join(w['ncclbench']) or '-'} / {'+'.join(w['nccl-tests']) or '-'}")
-        if any(c != "- / -" for c in cells):
-            out.append(f"{coll:<16}" + "".join(f"{c:>22}" for c in cells))
-
-
-def check_cost_section(steps, out):
-    """Wall time of a whole -c 1 sweep against -c 0 (first round) per tool, ncclbench's host
-    verification (vhost) beside its device one, and ncclbench's -c 1 over nccl-tests' (the
-    goal is at most 1.5)."""
-    def wall(config, coll, tool, name=None):
-        for s in steps:
-            if (s["config"], s["coll"], s["tool"]) == (config, coll, tool) \
-                    and s["status"] not in ("NOTRUN", "SKIP") and (name is None or name in s["name"]):
-                return float(s["wall_s"])
-        return None
-
-    def ratio(a, b):
-        return f"{a / b:.2f}" if a is not None and b else "-"
-
-    def cell(v):
-        return f"{v:.2f}" if v is not None else "-"
-
-    out.append("\n## -c 1 cost: wall time of one whole sweep (s); device = --verify device, host = --verify host")
-    out.append(f"{'collective':<16}{'nb c0':>9}{'nb c1 dev':>11}{'nb c1 host':>12}{'nb dev/c0':>11}"
-               f"{'nb host/c0':>12}{'nt c0':>9}{'nt c1':>9}{'nt c1/c0':>10}{'nb c1/nt c1':>13}")
-    for coll in dict.fromkeys(s["coll"] for s in steps if s["config"] in ("c1", "vhost")):
-        nb0, nb1 = wall("c0", coll, "ncclbench", ".r1."), wall("c1", coll, "ncclbench")
-        nbh = wall("vhost", coll, "ncclbench")
-        nt0, nt1 = wall("c0", coll, "nccl-tests", ".r1."), wall("c1", coll, "nccl-tests")
-        out.append(f"{coll:<16}{cell(nb0):>9}{cell(nb1):>11}{cell(nbh):>12}{ratio(nb1, nb0):>11}"
-                   f"{ratio(nbh, nb0):>12}{cell(nt0):>9}{cell(nt1):>9}{ratio(nt1, nt0):>10}"
-                   f"{ratio(nb1, nt1):>13}")
-
-
-def checks_section(steps, raw, out):
-    out.append("\n## Data checks: wrong elements in every run that verified (-c 1)")
+        e = json.load(open(os.path.join(outdir, "env.json")))["nccl"]
+        nb_path, nb_version = e.get("path"), e.get("version")
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    out.append(f"ncclbench    {nb_version or '?':<10} {nb_path or '<none loaded>'}")
+    seen = set()
     for s in steps:
-        if s["tool"] not in ("ncclbench", "nccl-tests") or s["status"] in ("NOTRUN", "SKIP"):
+        if s["tool"] not in REFS or s["tool"] in seen or s["status"] in ("NOTRUN", "SKIP"):
             continue
-        rows = rows_of(os.path.join(raw, s["name"] + ".txt"))
-        checked = [w for r in rows.values() for w in (r[2], r[5]) if w is not None]
-        if checked:
-            out.append(f"{s['status']:<8} {s['name']:<44} {len(rows):5} rows, "
-                       f"{int(sum(checked))} wrong elements")
+        rows, meta = rows_of(os.path.join(raw, s["name"] + ".txt"))
+        if not meta:
+            continue
+        seen.add(s["tool"])
+        if s["tool"] == "nccl-tests":
+            code = (meta.get("nccl-code") or ["?"])[0]
+            paths, version = [nb_path or "?"], f"code {code}"
+        else:
+            paths = meta.get("nccl-library", ["?"])
+            version = (meta.get("nccl-version") or ["?"])[0].split()[0]
+        same = len(paths) == 1 and nb_path is not None and os.path.realpath(paths[0]) == os.path.realpath(nb_path)
+        verdict = "same file" if same else "DIFFERENT from ncclbench's: its times are not comparable"
+        out.append(f"{s['tool']:<12} {version:<10} {', '.join(paths)}: {verdict}")
+
+
+def warnings(steps, raw, out):
+    lines = {}
+    for s in steps:
+        try:
+            text = open(os.path.join(raw, s["name"] + ".err"), errors="replace").read()
+        except OSError:
+            continue
+        for l in text.splitlines():
+            if "NCCL WARN" in l:
+                key = re.sub(r"^.*?NCCL WARN", "NCCL WARN", l)
+                lines.setdefault(key, []).append(s["name"])
+    out.append(f"\n## NCCL warnings (NCCL_DEBUG=WARN): {len(lines)} distinct")
+    for l, where in lines.items():
+        out.append(f"{len(where):4}x {l[:160]}  (first in {where[0]})")
+
+
+def checks(steps, raw, out):
+    out.append("\n## Data checks (-c 1): rows and wrong elements per run")
+    for s in steps:
+        if s["tool"] != "ncclbench" or s["status"] in ("NOTRUN", "SKIP"):
+            continue
+        wrong, rows = 0, 0
+        for line in open(os.path.join(raw, s["name"] + ".txt"), errors="replace"):
+            f = line.split()
+            if len(f) >= 12 and not f[0].startswith("#") and f[0].isdigit():
+                rows += 1
+                wrong += sum(int(x) for x in (f[-5], f[-1]) if x.isdigit())
+        if "-c 1" in s["note"]:
+            out.append(f"{s['status']:<8} {s['name']:<36} {rows:5} rows, {wrong} wrong elements")
 
 
 def main():
-    bin_, work, outdir, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    work, outdir = sys.argv[1], sys.argv[2]
     raw = os.path.join(work, "raw")
-    manifest = os.path.join(raw, "steps.tsv")
-    steps = read_manifest(manifest)
-    configs = {}
-    for line in open(os.path.join(raw, "configs.tsv")).read().splitlines():
-        if "\t" in line:
-            k, v = line.split("\t", 1)
-            configs[k] = v
-    reports = run_compares(bin_, raw, steps, seconds, manifest)
-    with open(os.path.join(outdir, "compare.txt"), "w") as f:
-        for config, status, text, _ in reports:
-            f.write(f"==== {config}: {configs.get(config, '')} "
-                    f"(before: nccl-tests, after: ncclbench) [{status}]\n{text}\n")
-    main_json = os.path.join(raw, "compare", MAIN, "compare.json")
-    if os.path.isfile(main_json):
-        shutil.copy(main_json, os.path.join(outdir, "compare.json"))
-    steps = read_manifest(manifest)
-    counts = {k: sum(s["status"] == k for s in steps)
-              for k in ("PASS", "SLOWER", "FAIL", "TIMEOUT", "NOTRUN", "SKIP")}
+    with open(os.path.join(raw, "steps.tsv"), newline="") as f:
+        steps = list(csv.DictReader(f, delimiter="\t"))
+    counts = {k: sum(s["status"] == k for s in steps) for k in STATUSES}
     failed = sum(counts[k] for k in NOT_PASSED)
     out = [f"# ncclbench GPU check: {'PASS' if failed == 0 else 'FAIL'}: {len(steps)} steps, "
            + ", ".join(f"{v} {k}" for k, v in counts.items() if v)]
     env_txt = os.path.join(outdir, "env.txt")
     if os.path.isfile(env_txt):
-        out += ["# " + l for l in open(env_txt).read().splitlines()[:6] if l and not l.startswith("#")]
+        out += ["# " + l for l in open(env_txt).read().splitlines()[:5] if l and not l.startswith("#")]
+    libraries(steps, raw, outdir, out)
     out.append("\n## Steps in run order (wall: the whole run; end: seconds since the start)")
     out.append(f"{'status':<8} {'rc':>4} {'wall_s':>8} {'limit':>6} {'end_s':>7}  step")
     for s in steps:
         note = "" if s["status"] == "PASS" else "  " + s["note"]
         out.append(f"{s['status']:<8} {s['rc']:>4} {s['wall_s']:>8} {s['limit_s']:>6} "
                    f"{s['end_s']:>7}  {s['name']}{note}")
-    out.append("\n## ncclbench / nccl-tests: median over rounds, out-of-place unless named; "
-               "time ratio > 1: ncclbench slower; busbw '-' where a side is 0 (one rank moves no bus bytes)")
-    for config, desc in configs.items():
-        if any(s["config"] == config for s in steps):
-            ratio_section(config, desc, steps, raw, out)
-    wall_section(steps, configs, out)
-    check_cost_section(steps, out)
-    checks_section(steps, raw, out)
-    out.append("\n## compare (full reports in compare.txt)")
-    for config, status, _, said in reports:
-        out.append(f"{config:<8} {status:<8} {said}")
+    out.append("\n## ncclbench / reference, per collective and size: time per call (median over rounds), "
+               "time ratio (median of the rounds' ratios; > 1: ncclbench slower) and its spread; "
+               "busbw '-' where one rank moves no bus bytes")
+    for regime in ("small", "large"):
+        for tool in REFS:
+            comparison(regime, tool, steps, raw, out)
+    warnings(steps, raw, out)
+    checks(steps, raw, out)
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -1,8 +1,8 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `analyze_perf_json`, `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_locate`, `mpi_nccl`, `mpi_plan` and
-//! `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
+//! `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_json_format`, `mpi_locate`, `mpi_nccl`,
+//! `mpi_plan` and `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
 
 mod support;
 
@@ -12,7 +12,6 @@ mod alltoallv;
 mod alltoallv_faults;
 mod analysis_fit;
 mod analyze_cli;
-mod analyze_perf_json;
 mod auto_backend;
 mod cli_errors;
 mod compare_cli;
@@ -26,6 +25,7 @@ mod fake_nccl_loads;
 mod fault_injection;
 mod fill_race;
 mod gpu_check_script;
+mod json_format;
 mod launcher_refusal;
 mod layering;
 mod lifecycle;
@@ -35,6 +35,7 @@ mod memory_report;
 mod mpi_accept;
 mod mpi_alltoallv;
 mod mpi_groups;
+mod mpi_json_format;
 mod mpi_locate;
 mod mpi_nccl;
 mod mpi_plan;

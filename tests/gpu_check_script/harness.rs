@@ -1,5 +1,6 @@
 //! The harness of the GPU-check tests: runs scripts/gpu-check.sh on the fake NCCL with small
-//! sizes, unpacks what it left and reads its step manifest; and the inputs those runs need.
+//! sizes and the stand-in CuPy and torch (tests/gpu_check_script/py, ctypes over fake-nccl),
+//! unpacks what it left and reads its step manifest.
 
 use crate::support::bin::{root, EXE};
 use crate::support::fake_nccl::fake_env;
@@ -12,7 +13,7 @@ use std::process::Command;
 pub struct Step {
     pub name: String,
     pub tool: String,
-    pub config: String,
+    pub kind: String,
     pub coll: String,
     pub status: String,
     pub rc: String,
@@ -60,33 +61,39 @@ pub fn standin_bin(dir: &Path) -> PathBuf {
     bin
 }
 
-/// Runs the script with small sizes; `setup` adds settings and returns the extra arguments.
-pub fn check(setup: impl FnOnce(&Path, &mut Command) -> Vec<PathBuf>) -> Check {
+/// Runs the script with small sizes; `setup` adds settings.
+pub fn check(setup: impl FnOnce(&Path, &mut Command)) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut cmd = Command::new(root().join("scripts/gpu-check.sh"));
     // The check's own settings come from each test alone, never from the caller's environment.
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy();
-        if ["GPU_CHECK_", "NCCL_TESTS_", "FAKE_NCCL_TESTS_", "NVCC"]
-            .iter()
-            .any(|p| k.starts_with(p))
+        if [
+            "GPU_CHECK_",
+            "NCCL_TESTS_",
+            "FAKE_NCCL_TESTS_",
+            "PYTHON",
+            "NCCL_DEBUG",
+        ]
+        .iter()
+        .any(|p| k.starts_with(p))
         {
             cmd.env_remove(&*k);
         }
     }
     fake_env(&mut cmd)
         .env("FAKE_CUDA_DEVICES", "1")
+        .env("GPU_CHECK_SMALL_MAX", "4K")
         .env("GPU_CHECK_MAX", "64K")
-        .env("GPU_CHECK_SIDE_MAX", "8K")
         .env("GPU_CHECK_CHECK_MAX", "4K")
-        .env("GPU_CHECK_PAIR_MAX", "8K")
+        .env("GPU_CHECK_ITERS", "50")
+        .env("PYTHONPATH", root().join("tests/gpu_check_script/py"))
         .env("TMPDIR", dir.path());
-    let extra = setup(dir.path(), &mut cmd);
+    setup(dir.path(), &mut cmd);
     let o = cmd
         .arg(&out)
         .arg(EXE)
-        .args(extra)
         .output()
         .expect("run scripts/gpu-check.sh");
     let summary = fs::read_to_string(out.join("summary.txt")).unwrap_or_default();
@@ -124,7 +131,7 @@ pub fn check(setup: impl FnOnce(&Path, &mut Command) -> Vec<PathBuf>) -> Check {
             Step {
                 name: s(0),
                 tool: s(1),
-                config: s(2),
+                kind: s(2),
                 coll: s(3),
                 status: s(4),
                 rc: s(5),
@@ -156,34 +163,47 @@ pub fn times(text: &str) -> BTreeMap<u64, f64> {
         .collect()
 }
 
-/// The arguments of a recorded command after `marker`, without ncclbench's own output flags.
-pub fn flags_after<'a>(cmd: &'a str, marker: &str) -> Vec<&'a str> {
-    let rest = &cmd[cmd
-        .find(marker)
-        .unwrap_or_else(|| panic!("{marker} in {cmd}"))
-        + marker.len()..];
-    let words: Vec<&str> = rest.split_whitespace().collect();
-    let end = words
-        .iter()
-        .position(|w| *w == "--csv")
-        .unwrap_or(words.len());
-    words[..end].to_vec()
+/// `scripts/gpu-check.sh --plan` with `envs`: each step's (bound in s, name), and the total line.
+pub fn plan(envs: &[(&str, &str)]) -> (Vec<(u64, String)>, String) {
+    let mut cmd = Command::new(root().join("scripts/gpu-check.sh"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("GPU_CHECK_") || k == "NCCL_TESTS_BIN" {
+            cmd.env_remove(k);
+        }
+    }
+    let o = cmd
+        .arg("--plan")
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let steps = text
+        .lines()
+        .filter_map(|l| {
+            let (n, name) = l.trim_start().split_once(" s  ")?;
+            Some((n.parse().ok()?, name.to_string()))
+        })
+        .collect();
+    let total = text
+        .lines()
+        .find(|l| l.starts_with("total: "))
+        .unwrap_or("")
+        .to_string();
+    (steps, total)
 }
 
-/// A tarball holding a folder with a Makefile, as the nccl-tests release does.
-pub fn tiny_tarball(dir: &Path) -> PathBuf {
-    let src = dir.join("tb/nccl-tests-9.9.9/src");
-    fs::create_dir_all(&src).unwrap();
-    fs::write(src.join("Makefile"), "all:\n\tfalse\n").unwrap();
-    let tgz = dir.join("nccl-tests.tar.gz");
-    let ok = Command::new("tar")
-        .arg("czf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(dir.join("tb"))
-        .arg("nccl-tests-9.9.9")
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    tgz
+/// The median of `xs`.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
 }
