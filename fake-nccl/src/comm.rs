@@ -233,10 +233,16 @@ impl State {
             c.members[comm.rank] = None;
             c.gone[comm.rank] = true;
             if let Some(rdv) = &c.rdv {
-                crate::rendezvous::leave(&rdv.dir, comm.rank, c.nranks);
+                rdv.depart(comm.rank, c.nranks);
             }
             if c.members.iter().all(Option::is_none) {
-                self.communicators.remove(&comm.communicator);
+                if let Some(rdv) = self
+                    .communicators
+                    .remove(&comm.communicator)
+                    .and_then(|c| c.rdv)
+                {
+                    self.mail.remove(&rdv.tag);
+                }
             }
         }
         for s in self.streams.values_mut() {

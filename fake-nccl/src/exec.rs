@@ -145,6 +145,11 @@ pub fn write_all(st: &State, out: Vec<(u64, Vec<u8>)>) -> Result<(), String> {
     Ok(())
 }
 
+/// [`compute`] on parts handed over (the process computing a call spanning processes).
+pub fn compute_owned(parts: Vec<Part>) -> Result<Vec<(usize, Vec<u8>)>, String> {
+    compute(&parts)
+}
+
 /// What a matched call writes: `(rank, bytes for its receive buffer)`, from every rank's part
 /// (sorted by rank; wherever the ranks live), agreement checked. Pure, so the process that
 /// runs a call spanning processes computes exactly what one process would.
@@ -155,29 +160,33 @@ pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
     let (c, es) = (a.count, dtype_size(a.dtype));
     let bytes = c * es;
     let root = root_of(a);
-    let inputs: Vec<Vec<u8>> = parts.iter().map(|p| p.input.clone()).collect();
+    let inputs: Vec<&[u8]> = parts.iter().map(|p| p.input.as_slice()).collect();
     let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
     match a.kind {
         Kind::AllReduce | Kind::Reduce => {
             let result = reduce_all(parts, &inputs)?;
-            for o in ops
+            let mut takers: Vec<usize> = ops
                 .iter()
                 .filter(|o| a.kind == Kind::AllReduce || o.rank == root)
-            {
-                out.push((o.rank, result.clone()));
+                .map(|o| o.rank)
+                .collect();
+            // The last rank gets the buffer itself, the others copies.
+            if let Some(last) = takers.pop() {
+                out.extend(takers.into_iter().map(|r| (r, result.clone())));
+                out.push((last, result));
             }
         }
         Kind::ReduceScatter => {
             for (r, o) in ops.iter().enumerate() {
-                let chunks: Vec<Vec<u8>> = inputs
+                let chunks: Vec<&[u8]> = inputs
                     .iter()
-                    .map(|v| v[r * bytes..(r + 1) * bytes].to_vec())
+                    .map(|v| &v[r * bytes..(r + 1) * bytes])
                     .collect();
                 out.push((o.rank, reduce_all(parts, &chunks)?));
             }
         }
         Kind::Broadcast => {
-            let data = inputs[root].clone();
+            let data = inputs[root].to_vec();
             out.extend(ops.iter().map(|o| (o.rank, data.clone())));
         }
         Kind::AllGather | Kind::Gather => {
@@ -199,7 +208,7 @@ pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
             }
         }
         Kind::Scatter => {
-            let data = &inputs[root];
+            let data = inputs[root];
             for (r, o) in ops.iter().enumerate() {
                 out.push((o.rank, data[r * bytes..(r + 1) * bytes].to_vec()));
             }
@@ -230,7 +239,7 @@ pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
 }
 
 /// Reduces per-rank `inputs` with the parts' reduction (each rank's PreMulSum scalar).
-fn reduce_all(parts: &[Part], inputs: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+fn reduce_all(parts: &[Part], inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
     let a = &parts[0].op;
     let (kind, scalars) = match a.red {
         Red::Builtin(code) => (RedKind::from_code(code).ok_or("bad op")?, Vec::new()),

@@ -160,7 +160,7 @@ impl<const E5: bool> Fp8<E5> {
 
 /// Reduces `inputs` (one per rank, equal lengths) element-wise. `scalars[r]` is rank r's
 /// PreMulSum scalar (element bytes) when `op` is PreMulSum.
-pub fn reduce(dtype: u32, op: RedKind, scalars: &[[u8; 8]], inputs: &[Vec<u8>]) -> Vec<u8> {
+pub fn reduce(dtype: u32, op: RedKind, scalars: &[[u8; 8]], inputs: &[&[u8]]) -> Vec<u8> {
     match dtype {
         0 => reduce_t::<i8>(op, scalars, inputs),
         1 => reduce_t::<u8>(op, scalars, inputs),
@@ -197,7 +197,7 @@ pub fn scalar_to_f64(dtype: u32, b: &[u8; 8]) -> f64 {
     }
 }
 
-fn reduce_t<T: Elem>(op: RedKind, scalars: &[[u8; 8]], inputs: &[Vec<u8>]) -> Vec<u8> {
+fn reduce_t<T: Elem>(op: RedKind, scalars: &[[u8; 8]], inputs: &[&[u8]]) -> Vec<u8> {
     let size = std::mem::size_of::<T>();
     let n = inputs.len();
     let scale: Vec<Option<T>> = match op {
@@ -205,7 +205,7 @@ fn reduce_t<T: Elem>(op: RedKind, scalars: &[[u8; 8]], inputs: &[Vec<u8>]) -> Ve
         RedKind::Avg if T::FLOAT => vec![Some(T::from_f64(1.0 / n as f64)); n],
         _ => vec![None; n],
     };
-    let len = inputs.first().map_or(0, Vec::len);
+    let len = inputs.first().map_or(0, |i| i.len());
     let mut out = vec![0u8; len];
     for (i, o) in out.chunks_exact_mut(size).enumerate() {
         let mut acc: Option<T> = None;

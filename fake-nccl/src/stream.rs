@@ -155,11 +155,13 @@ pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
         st.settle(id);
         progress(&mut st);
         if st.streams[&id].queue.is_empty() {
+            return Ok(());
+        }
+        // Waiting on another process: block briefly (a message wakes it) rather than spin.
+        let st = crate::xproc::pause_if_waiting(st);
+        if st.streams.get(&id).is_some_and(|s| s.queue.is_empty()) {
             Ok(())
         } else {
-            let waiting = st.xp_waiting;
-            drop(st);
-            crate::xproc::pause_if_waiting(waiting);
             Err(CUDA_ERROR_NOT_READY)
         }
     })
@@ -182,11 +184,12 @@ pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
             if st.streams[&id].queue.is_empty() {
                 return Ok(());
             }
-            drop(st);
             if start.elapsed() > crate::config::sync_timeout() {
                 return Err(CUDA_ERROR_LAUNCH_TIMEOUT);
             }
-            std::thread::sleep(std::time::Duration::from_micros(200));
+            // Released until another process's message (or an abort) changes the state; a
+            // partner thread of this process or a host-written word is seen within 200 us.
+            drop(wait(st, std::time::Duration::from_micros(200)));
         }
     })
 }
@@ -288,12 +291,12 @@ pub unsafe extern "C" fn cuEventQuery(event: *mut c_void) -> CuResult {
         progress(&mut st);
         let ev = &st.events[&e];
         if ev.done_gen == ev.last_gen {
-            Ok(())
-        } else {
-            let waiting = st.xp_waiting;
-            drop(st);
-            crate::xproc::pause_if_waiting(waiting);
-            Err(CUDA_ERROR_NOT_READY)
+            return Ok(());
+        }
+        let st = crate::xproc::pause_if_waiting(st);
+        match st.events.get(&e) {
+            Some(ev) if ev.done_gen == ev.last_gen => Ok(()),
+            _ => Err(CUDA_ERROR_NOT_READY),
         }
     })
 }
