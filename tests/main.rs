@@ -38,6 +38,7 @@ mod mpi_groups;
 mod mpi_locate;
 mod mpi_nccl;
 mod mpi_plan;
+mod mpi_register;
 mod mpi_run;
 mod nccl_fake;
 mod nccl_lib_search;
