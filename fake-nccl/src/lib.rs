@@ -27,10 +27,12 @@
 //! host on one device index are refused as in one process. The last rank to leave removes
 //! the directory; one left by a killed job is removed when a later id's directory is made.
 //! All processes of a job must run on one machine (the sockets are local). See the
-//! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`],
-//! [`engine`] (matching), [`exec`] and [`reduce`] (results), [`comm`], [`init`], [`group`],
+//! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`event`],
+//! [`graph`],
+//! [`op`] (a rank's op), [`engine`] (matching), [`exec`] and [`reduce`] (results), [`comm`], [`gpu_sharing`], [`init`], [`group`],
 //! [`nccl_coll`] (argument checks), [`nccl_calls`], [`premulsum`], [`register`], [`split`]
-//! (`ncclCommSplit`), [`rendezvous`], [`xproc`], [`link`] and [`wire`] (across processes),
+//! (`ncclCommSplit`), [`rendezvous`], [`members`], [`xproc`], [`link`] and [`wire`] (across
+//! processes),
 //! [`hooks`] (fault hooks), [`trace`], [`module`] (PTX modules), [`launch`] (kernel
 //! launches), [`debuglog`] (`NCCL_DEBUG` lines).
 //!
@@ -93,19 +95,23 @@ pub mod copy;
 pub mod cuda_api;
 pub mod debuglog;
 pub mod engine;
+pub mod event;
 pub mod exec;
 pub mod fp8;
+pub mod gpu_sharing;
 pub mod graph;
 pub mod group;
 pub mod hooks;
 pub mod init;
 pub mod launch;
 pub mod link;
+pub mod members;
 pub mod memory;
 pub mod module;
 pub mod nccl_api;
 pub mod nccl_calls;
 pub mod nccl_coll;
+pub mod op;
 pub mod premulsum;
 pub mod reduce;
 pub mod register;

@@ -17,6 +17,7 @@ mod xproc;
 use std::ffi::{c_void, CStr};
 
 use crate::copy::*;
+use crate::event::*;
 use crate::cuda_api::*;
 use crate::group::{ncclGroupEnd, ncclGroupStart};
 use crate::init::*;
