@@ -32,7 +32,7 @@ pub enum Body {
     /// A rank's part of a call, for the process that computes it.
     Part(Part),
     /// A rank's output bytes (empty: none), or the call's error.
-    Result(Result<Vec<u8>, String>),
+    Result(Result<crate::exec::Bytes, String>),
     /// The rank was destroyed or aborted.
     Gone,
     /// The communicator's init was refused (the message).
@@ -59,7 +59,7 @@ const FAIL: u64 = 4;
 pub fn write_msg(w: &mut impl Write, m: &Msg) -> std::io::Result<()> {
     let (tag, head, payload): (u64, Vec<u8>, &[u8]) = match &m.body {
         Body::Part(p) => (PART, part_head(p), &p.input),
-        Body::Result(Ok(d)) => (OK, Vec::new(), d),
+        Body::Result(Ok(d)) => (OK, Vec::new(), d.as_slice()),
         Body::Result(Err(e)) => (ERR, Vec::new(), e.as_bytes()),
         Body::Gone => (GONE, Vec::new(), &[]),
         Body::Fail(e) => (FAIL, Vec::new(), e.as_bytes()),
@@ -97,7 +97,7 @@ pub fn read_msg(r: &mut impl Read) -> std::io::Result<Msg> {
     let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
     let body = match f(0) {
         PART => Body::Part(decode_part(&head, payload).ok_or_else(bad)?),
-        OK => Body::Result(Ok(payload)),
+        OK => Body::Result(Ok(std::sync::Arc::new(payload))),
         ERR => Body::Result(Err(text(payload))),
         GONE => Body::Gone,
         FAIL => Body::Fail(text(payload)),

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 
 use crate::engine::{Kind, MatchKey, Op};
-use crate::exec::Part;
+use crate::exec::{Bytes, Part};
 use crate::link;
 pub use crate::members::Rdv;
 use crate::rendezvous as rv;
@@ -35,7 +35,7 @@ use crate::wire::{Body, Msg, WireKey};
 #[derive(Debug, Default)]
 pub struct Mailbox {
     parts: HashMap<(WireKey, usize), Part>,
-    results: HashMap<(WireKey, usize), Result<Vec<u8>, String>>,
+    results: HashMap<(WireKey, usize), Result<Bytes, String>>,
 }
 
 /// Files a message from another process (a reader thread calls it, then runs the engine).
@@ -186,13 +186,14 @@ pub fn advance(st: &mut State, key: MatchKey, members: &[(u64, usize)]) -> bool 
             .filter_map(|&r| mb.parts.remove(&(wkey, r)))
             .collect();
         parts.sort_by_key(|p| (p.op.rank, p.op.kind == Kind::Recv));
-        let mut result = crate::exec::compute_owned(parts);
+        let result = crate::exec::compute(&parts);
+        drop(parts);
         for &rank in &participants {
-            let mine: Result<Vec<u8>, String> = match &mut result {
+            let mine: Result<Bytes, String> = match &result {
                 Ok(out) => Ok(out
                     .iter()
-                    .position(|o| o.0 == rank)
-                    .map_or_else(Vec::new, |k| std::mem::take(&mut out[k].1))),
+                    .find(|o| o.0 == rank)
+                    .map_or_else(Bytes::default, |o| Bytes::clone(&o.1))),
                 Err(m) => Err(m.clone()),
             };
             if pids[rank] == me {
@@ -245,7 +246,7 @@ fn head_op_mut(st: &mut State, sid: u64, i: usize) -> Option<&mut Op> {
 
 /// Writes a result into the local op's receive buffer and completes it; an error becomes its
 /// communicator's ncclInvalidUsage.
-fn apply(st: &mut State, sid: u64, i: usize, result: Result<Vec<u8>, String>) {
+fn apply(st: &mut State, sid: u64, i: usize, result: Result<Bytes, String>) {
     let op = head_op(st, sid, i);
     let written = result.and_then(|d| {
         if d.is_empty() {
