@@ -197,10 +197,10 @@ pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Bytes)>, String> {
         }
         Kind::AlltoAll => {
             for (r, o) in ops.iter().enumerate() {
-                let data: Vec<u8> = inputs
-                    .iter()
-                    .flat_map(|v| v[r * bytes..(r + 1) * bytes].iter().copied())
-                    .collect();
+                let mut data = Vec::with_capacity(inputs.len() * bytes);
+                for v in &inputs {
+                    data.extend_from_slice(&v[r * bytes..(r + 1) * bytes]);
+                }
                 out.push((o.rank, Arc::new(data)));
             }
         }
