@@ -3,7 +3,8 @@
 //! member file says which process holds it. Matching is the same as in one process
 //! (collective k of every rank; send a->b number j with recv on b from a number j); a match
 //! whose partners are not all in this process is made by messages ([`crate::wire`] over
-//! [`crate::link`]'s sockets), no file is polled:
+//! [`crate::link`]'s sockets); no part or result is a file (only the member files are read,
+//! until every rank is known, and `ncclCommSplit`'s entries, [`crate::split`]):
 //!
 //! 1. once every rank's member file is known and one of them is another process's, each
 //!    local part at the head of its stream (and not stalled) is sent to the process of the
@@ -16,7 +17,8 @@
 //! 3. that process's reader thread files the result, writes the bytes and completes the op.
 //!
 //! Whoever waits blocks on the state's condition variable, which a delivered message
-//! signals. A rank that never sends its part (stalled, or its process died) leaves its
+//! signals. The leader is always a participant (a send/recv's lower rank), so calls among
+//! ranks that stay need nobody that left. A rank that never sends its part (stalled, or its process died) leaves its
 //! partners waiting, as on GPUs, until they abort. A destroyed or aborted rank leaves `g<rank>`
 //! and tells every other process, which makes its partners' pending ops fail with
 //! ncclRemoteError as in one process.

@@ -17,8 +17,8 @@ mod xproc;
 use std::ffi::{c_void, CStr};
 
 use crate::copy::*;
-use crate::event::*;
 use crate::cuda_api::*;
+use crate::event::*;
 use crate::group::{ncclGroupEnd, ncclGroupStart};
 use crate::init::*;
 use crate::memory::*;
