@@ -39,6 +39,7 @@ mod mpi_json_format;
 mod mpi_locate;
 mod mpi_nccl;
 mod mpi_plan;
+mod mpi_register;
 mod mpi_run;
 mod nccl_fake;
 mod nccl_lib_search;

@@ -169,18 +169,13 @@ fn a_stalled_rank_is_named_and_the_run_finishes() {
 }
 
 /// On the NCCL backend (fake-nccl communicators spanning the processes): a planted slow rank,
-/// slow node and slow link are each named first, with the planted exclusion. A call of the
-/// fake across 8 processes on 2 cores waits on files and sleeps, so its times carry more
-/// noise than `--backend mpi`'s: a second, weaker suspect just over the 2x threshold is
-/// tolerated (seen once at 2.5x beside the planted 7.7x link). A larger planted factor does
-/// not help: 20x makes the slow group's iterations outlast `-T 3` and read as a hang.
-///
-/// Ignored until the fake's cross-process calls stop carrying that noise: in four runs beside
-/// other builds it named the planted suspects in one, and once missed the slow GPU altogether,
-/// so as a CI gate it would fail on load rather than on a locate defect. Run it alone with
-/// `cargo test --features mpi --test integration -- --ignored mpi_locate::`.
+/// slow node and slow link are each named first, with the planted exclusion. The fake's
+/// cross-process calls travel over sockets and every wait blocks until its result arrives
+/// (no file polling), but a call across 8 processes on 2 cores still carries more noise than
+/// `--backend mpi`'s: a second, weaker suspect just over the 2x threshold is tolerated. A
+/// larger planted factor does not help: 20x makes the slow group's iterations outlast `-T 3`
+/// and read as a hang.
 #[test]
-#[ignore = "timing-sensitive across 8 fake-nccl processes on 2 cores; see its doc"]
 fn on_the_nccl_backend_a_slow_rank_node_and_link_are_each_named() {
     if !have_mpirun() {
         return;

@@ -3,6 +3,8 @@
 //! them. Buffers are re-checked against the live allocations first (freed memory is an error,
 //! never a crash), and partners must agree on the call's shape.
 
+use std::sync::Arc;
+
 use crate::comm::Scalar;
 use crate::engine::{Kind, Op, Red};
 use crate::reduce::{dtype_size, reduce, RedKind};
@@ -124,12 +126,12 @@ pub fn execute(st: &State, ops: &[Op]) -> Result<(), String> {
             .find(|o| o.rank == rank && o.kind != Kind::Send)
             .map_or(0, |o| o.recv)
     };
-    let out: Vec<(u64, Vec<u8>)> = out.into_iter().map(|(r, d)| (at(r), d)).collect();
+    let out: Vec<(u64, Bytes)> = out.into_iter().map(|(r, d)| (at(r), d)).collect();
     write_all(st, out)
 }
 
 /// Writes outputs into this process's memory, every range checked before any is written.
-pub fn write_all(st: &State, out: Vec<(u64, Vec<u8>)>) -> Result<(), String> {
+pub fn write_all(st: &State, out: Vec<(u64, Bytes)>) -> Result<(), String> {
     for (addr, data) in &out {
         if !data.is_empty() && st.alloc_holding(*addr, data.len()).is_none() {
             return Err(format!(
@@ -145,63 +147,67 @@ pub fn write_all(st: &State, out: Vec<(u64, Vec<u8>)>) -> Result<(), String> {
     Ok(())
 }
 
+/// An output, shared by the ranks that receive the same bytes (all-reduce, all-gather,
+/// broadcast) instead of copied for each.
+pub type Bytes = Arc<Vec<u8>>;
+
 /// What a matched call writes: `(rank, bytes for its receive buffer)`, from every rank's part
 /// (sorted by rank; wherever the ranks live), agreement checked. Pure, so the process that
 /// runs a call spanning processes computes exactly what one process would.
-pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
+pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Bytes)>, String> {
     let ops: Vec<Op> = parts.iter().map(|p| p.op.clone()).collect();
     check_agreement(&ops)?;
     let a = &ops[0];
     let (c, es) = (a.count, dtype_size(a.dtype));
     let bytes = c * es;
     let root = root_of(a);
-    let inputs: Vec<Vec<u8>> = parts.iter().map(|p| p.input.clone()).collect();
-    let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
+    let inputs: Vec<&[u8]> = parts.iter().map(|p| p.input.as_slice()).collect();
+    let mut out: Vec<(usize, Bytes)> = Vec::new();
     match a.kind {
         Kind::AllReduce | Kind::Reduce => {
-            let result = reduce_all(parts, &inputs)?;
+            let result = Arc::new(reduce_all(parts, &inputs)?);
             for o in ops
                 .iter()
                 .filter(|o| a.kind == Kind::AllReduce || o.rank == root)
             {
-                out.push((o.rank, result.clone()));
+                out.push((o.rank, Arc::clone(&result)));
             }
         }
         Kind::ReduceScatter => {
             for (r, o) in ops.iter().enumerate() {
-                let chunks: Vec<Vec<u8>> = inputs
+                let chunks: Vec<&[u8]> = inputs
                     .iter()
-                    .map(|v| v[r * bytes..(r + 1) * bytes].to_vec())
+                    .map(|v| &v[r * bytes..(r + 1) * bytes])
                     .collect();
-                out.push((o.rank, reduce_all(parts, &chunks)?));
+                out.push((o.rank, Arc::new(reduce_all(parts, &chunks)?)));
             }
         }
         Kind::Broadcast => {
-            let data = inputs[root].clone();
-            out.extend(ops.iter().map(|o| (o.rank, data.clone())));
+            let data = Arc::new(inputs[root].to_vec());
+            out.extend(ops.iter().map(|o| (o.rank, Arc::clone(&data))));
         }
         Kind::AllGather | Kind::Gather => {
-            let data = inputs.concat();
+            let data = Arc::new(inputs.concat());
             for o in ops
                 .iter()
                 .filter(|o| a.kind == Kind::AllGather || o.rank == root)
             {
-                out.push((o.rank, data.clone()));
+                out.push((o.rank, Arc::clone(&data)));
             }
         }
         Kind::AlltoAll => {
             for (r, o) in ops.iter().enumerate() {
-                let data: Vec<u8> = inputs
-                    .iter()
-                    .flat_map(|v| v[r * bytes..(r + 1) * bytes].iter().copied())
-                    .collect();
-                out.push((o.rank, data));
+                let mut data = Vec::with_capacity(inputs.len() * bytes);
+                for v in &inputs {
+                    data.extend_from_slice(&v[r * bytes..(r + 1) * bytes]);
+                }
+                out.push((o.rank, Arc::new(data)));
             }
         }
         Kind::Scatter => {
-            let data = &inputs[root];
+            let data = inputs[root];
             for (r, o) in ops.iter().enumerate() {
-                out.push((o.rank, data[r * bytes..(r + 1) * bytes].to_vec()));
+                out.push((o.rank, Arc::new(data[r * bytes..(r + 1) * bytes].to_vec())));
             }
         }
         Kind::Send | Kind::Recv => {
@@ -210,7 +216,7 @@ pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
                 .find(|p| p.op.kind == Kind::Send)
                 .expect("checked");
             let recv = ops.iter().find(|o| o.kind == Kind::Recv).expect("checked");
-            out.push((recv.rank, send.input.clone()));
+            out.push((recv.rank, Arc::new(send.input.clone())));
         }
     }
     if let Some(hooked) = ops.iter().find(|o| o.corrupt) {
@@ -223,14 +229,15 @@ pub fn compute(parts: &[Part]) -> Result<Vec<(usize, Vec<u8>)>, String> {
             .find(|&r| Some(r) == wanted)
             .or_else(|| out.iter().filter(|o| !o.1.is_empty()).map(|o| o.0).min());
         if let Some((_, data)) = out.iter_mut().find(|o| Some(o.0) == target) {
-            data[es - 1] ^= 0x40;
+            // Its own copy: the ranks sharing the bytes keep the right ones.
+            Arc::make_mut(data)[es - 1] ^= 0x40;
         }
     }
     Ok(out)
 }
 
 /// Reduces per-rank `inputs` with the parts' reduction (each rank's PreMulSum scalar).
-fn reduce_all(parts: &[Part], inputs: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+fn reduce_all(parts: &[Part], inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
     let a = &parts[0].op;
     let (kind, scalars) = match a.red {
         Red::Builtin(code) => (RedKind::from_code(code).ok_or("bad op")?, Vec::new()),

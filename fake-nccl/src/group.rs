@@ -2,6 +2,9 @@
 //! on their streams (one batch per stream, in issue order) at the outermost end. A call made
 //! outside any group is a group of its own, as in NCCL.
 //!
+//! From NCCL 2.28 a window registered inside a group gets its handle at the outermost end
+//! ([`write_at_end`]), not at the call.
+//!
 //! Two failures surface at the group's end, as NCCL reports them: an init refused once every
 //! rank has joined (two ranks on one GPU), held by [`defer`] while the init call itself
 //! succeeds; and a send to self without a receive from self in the same group, or the reverse
@@ -17,6 +20,7 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     static PENDING: RefCell<Vec<(u64, Op)>> = const { RefCell::new(Vec::new()) };
     static DEFERRED: RefCell<Option<NcclError>> = const { RefCell::new(None) };
+    static HANDLES: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The calling thread's group depth.
@@ -34,6 +38,21 @@ pub fn defer(e: NcclError) {
     DEFERRED.with(|d| {
         d.borrow_mut().get_or_insert(e);
     });
+}
+
+/// Holds a handle NCCL writes only at the outermost group end (a window registered inside a
+/// group, from 2.28): `out` must stay valid until then, as NCCL requires.
+pub fn write_at_end(out: *mut *mut std::ffi::c_void, h: *mut std::ffi::c_void) {
+    HANDLES.with(|p| p.borrow_mut().push((out as usize, h as usize)));
+}
+
+/// Writes the handles held by [`write_at_end`].
+fn write_handles() {
+    for (out, h) in HANDLES.with(|p| std::mem::take(&mut *p.borrow_mut())) {
+        // SAFETY: a non-NULL out-pointer the caller keeps valid until the group's end (NCCL's
+        // contract for handles written there).
+        unsafe { (out as *mut *mut std::ffi::c_void).write_unaligned(h as *mut std::ffi::c_void) };
+    }
 }
 
 /// NCCL's refusal of a group whose sends to self and receives from self do not pair up.
@@ -104,6 +123,7 @@ pub extern "C" fn ncclGroupEnd() -> NcclResult {
         }
         DEPTH.with(|d| d.set(d.get() - 1));
         if depth() == 0 {
+            write_handles();
             let ops = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
             if let Some(e) = DEFERRED.with(|d| d.borrow_mut().take()) {
                 return Err(e);

@@ -16,21 +16,25 @@
 //! Communicators span processes as NCCL's do: the id `ncclGetUniqueId` makes names a
 //! rendezvous directory ([`rendezvous`]: under `FAKE_NCCL_RENDEZVOUS_DIR`, else `/dev/shm`,
 //! else the temporary directory), so `ncclCommInitRank` in N processes with that id forms one
-//! communicator. A matched call whose ranks live in several processes is matched by the same
-//! key (collective k; send a->b number j with recv number j); each process leaves its ranks'
-//! parts (shape, hooks, input bytes) as files there, the process of the lowest rank computes
-//! the call with the same function one process uses and leaves each other rank its result
-//! ([`xproc`]). A host is `FAKE_NCCL_HOST` when set (a test's stand-in for another machine),
-//! else the host name and boot id; two ranks of one host on one device index are refused as
-//! in one process. The last rank to leave removes the directory; one left by a killed job is
-//! removed when a later id's directory is made. See the
-//! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`graph`], [`engine`] (matching), [`exec`]
-//! and [`reduce`] (results), [`comm`], [`init`], [`group`], [`nccl_coll`] (argument checks),
-//! [`nccl_calls`], [`premulsum`], [`register`], [`split`] (`ncclCommSplit`), [`rendezvous`]
-//! and [`xproc`] (across processes), [`hooks`]
-//! (fault hooks), [`trace`],
-//! [`module`] (PTX modules), [`launch`] (kernel launches),
-//! [`debuglog`] (`NCCL_DEBUG` lines).
+//! communicator; each rank's member file there says which process holds it. A matched call
+//! whose ranks live in several processes is matched by the same key (collective k; send a->b
+//! number j with recv number j): each process sends its ranks' parts (shape, hooks, input
+//! bytes) over a Unix socket ([`link`], [`wire`]) to the process of the call's lowest rank,
+//! which computes the call with the same function one process uses and sends each other rank
+//! its result ([`xproc`]); waiting is a blocked wait on a condition variable that a
+//! delivered message signals, never a poll of files. A host is `FAKE_NCCL_HOST` when set (a
+//! test's stand-in for another machine), else the host name and boot id; two ranks of one
+//! host on one device index are refused as in one process. The last rank to leave removes
+//! the directory; one left by a killed job is removed when a later id's directory is made.
+//! All processes of a job must run on one machine (the sockets are local). See the
+//! modules: [`cuda_api`], [`memory`], [`copy`] (when copies land), [`stream`], [`event`],
+//! [`graph`],
+//! [`op`] (a rank's op), [`engine`] (matching), [`exec`] and [`reduce`] (results), [`comm`], [`gpu_sharing`], [`init`], [`group`],
+//! [`nccl_coll`] (argument checks), [`nccl_calls`], [`premulsum`], [`register`], [`split`]
+//! (`ncclCommSplit`), [`rendezvous`], [`members`], [`xproc`], [`link`] and [`wire`] (across
+//! processes),
+//! [`hooks`] (fault hooks), [`trace`], [`module`] (PTX modules), [`launch`] (kernel
+//! launches), [`debuglog`] (`NCCL_DEBUG` lines).
 //!
 //! A broken GPU node: `FAKE_CUDA_INIT_ERROR=CODE` makes `cuInit` return CODE (802 system not
 //! ready, 803/804 driver mismatch, 999, or 100 for no device; see [`cuda_api::init_error`]).
@@ -74,7 +78,9 @@
 //!   `ncclCommInitAll`: `ndev devs=<d,d,..> config=none group`.
 //! * `ncclCommFinalize`, `ncclCommDestroy`, `ncclCommAbort`: `rank nranks dev group`.
 //! * `ncclCommRegister`: `rank nranks dev buff size group`; `ncclCommWindowRegister` adds
-//!   `flags` before `group`.
+//!   `flags` before `group`; `ncclCommDeregister` and `ncclCommWindowDeregister`: `rank nranks
+//!   dev handle live group` (`handle` is `null` or the value in hex, `live` 1 when it names a
+//!   live registration of that comm, 0 when the call is refused).
 //! * `ncclMemAlloc`: `dev size`; `ncclMemFree`: `dev ptr live_comms registered` (`dev` of the
 //!   allocation, `-1` if none; `live_comms`: communicators alive on that device;
 //!   `registered`: live registrations of it).
@@ -89,18 +95,23 @@ pub mod copy;
 pub mod cuda_api;
 pub mod debuglog;
 pub mod engine;
+pub mod event;
 pub mod exec;
 pub mod fp8;
+pub mod gpu_sharing;
 pub mod graph;
 pub mod group;
 pub mod hooks;
 pub mod init;
 pub mod launch;
+pub mod link;
+pub mod members;
 pub mod memory;
 pub mod module;
 pub mod nccl_api;
 pub mod nccl_calls;
 pub mod nccl_coll;
+pub mod op;
 pub mod premulsum;
 pub mod reduce;
 pub mod register;
@@ -109,6 +120,7 @@ pub mod split;
 pub mod state;
 pub mod stream;
 pub mod trace;
+pub mod wire;
 pub mod xproc;
 
 #[cfg(test)]

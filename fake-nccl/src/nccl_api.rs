@@ -122,24 +122,35 @@ pub extern "C" fn ncclCommFinalize(comm: *mut c_void) -> NcclResult {
 /// `ncclCommDestroy(ncclComm_t)`: ops still pending are dropped.
 #[no_mangle]
 pub extern "C" fn ncclCommDestroy(comm: *mut c_void) -> NcclResult {
-    lifecycle("ncclCommDestroy", comm, |st, id| {
+    let code = lifecycle("ncclCommDestroy", comm, |st, id| {
         crate::engine::progress(st);
         crate::debuglog::on_destroy(st, id, "Destroy");
         st.leave(id);
         crate::engine::progress(st);
         Ok(())
-    })
+    });
+    departed();
+    code
+}
+
+/// After a rank left: wakes this process's waits and sends what other processes must hear
+/// (results, the departure) before the caller may exit.
+fn departed() {
+    wake();
+    crate::link::flush(std::time::Duration::from_secs(5));
 }
 
 /// `ncclCommAbort(ncclComm_t)`: drops the comm's pending ops so its streams drain.
 #[no_mangle]
 pub extern "C" fn ncclCommAbort(comm: *mut c_void) -> NcclResult {
-    lifecycle("ncclCommAbort", comm, |st, id| {
+    let code = lifecycle("ncclCommAbort", comm, |st, id| {
         crate::debuglog::on_destroy(st, id, "Abort");
         st.leave(id);
         crate::engine::progress(st);
         Ok(())
-    })
+    });
+    departed();
+    code
 }
 
 /// `ncclCommGetAsyncError(ncclComm_t, ncclResult_t*)`.

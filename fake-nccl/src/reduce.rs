@@ -160,7 +160,7 @@ impl<const E5: bool> Fp8<E5> {
 
 /// Reduces `inputs` (one per rank, equal lengths) element-wise. `scalars[r]` is rank r's
 /// PreMulSum scalar (element bytes) when `op` is PreMulSum.
-pub fn reduce(dtype: u32, op: RedKind, scalars: &[[u8; 8]], inputs: &[Vec<u8>]) -> Vec<u8> {
+pub fn reduce(dtype: u32, op: RedKind, scalars: &[[u8; 8]], inputs: &[&[u8]]) -> Vec<u8> {
     match dtype {
         0 => reduce_t::<i8>(op, scalars, inputs),
         1 => reduce_t::<u8>(op, scalars, inputs),
@@ -197,7 +197,7 @@ pub fn scalar_to_f64(dtype: u32, b: &[u8; 8]) -> f64 {
     }
 }
 
-fn reduce_t<T: Elem>(op: RedKind, scalars: &[[u8; 8]], inputs: &[Vec<u8>]) -> Vec<u8> {
+fn reduce_t<T: Elem>(op: RedKind, scalars: &[[u8; 8]], inputs: &[&[u8]]) -> Vec<u8> {
     let size = std::mem::size_of::<T>();
     let n = inputs.len();
     let scale: Vec<Option<T>> = match op {
@@ -205,27 +205,35 @@ fn reduce_t<T: Elem>(op: RedKind, scalars: &[[u8; 8]], inputs: &[Vec<u8>]) -> Ve
         RedKind::Avg if T::FLOAT => vec![Some(T::from_f64(1.0 / n as f64)); n],
         _ => vec![None; n],
     };
-    let len = inputs.first().map_or(0, Vec::len);
+    let len = inputs.first().map_or(0, |i| i.len());
+    let scaled = |x: T, s: Option<T>| s.map_or(x, |s| x.mul(s));
+    // Rank by rank over every element (the order of a rank's steps is the same as element by
+    // element; this one reads each input once, front to back).
+    let mut acc: Vec<T> = match inputs.first() {
+        Some(first) => first
+            .chunks_exact(size)
+            .map(|c| scaled(T::load(c), scale[0]))
+            .collect(),
+        None => Vec::new(),
+    };
+    for (input, &s) in inputs.iter().zip(&scale).skip(1) {
+        for (a, c) in acc.iter_mut().zip(input.chunks_exact(size)) {
+            let x = scaled(T::load(c), s);
+            *a = match op {
+                RedKind::Prod => a.mul(x),
+                RedKind::Max => a.max(x),
+                RedKind::Min => a.min(x),
+                _ => a.add(x),
+            };
+        }
+    }
     let mut out = vec![0u8; len];
-    for (i, o) in out.chunks_exact_mut(size).enumerate() {
-        let mut acc: Option<T> = None;
-        for (input, s) in inputs.iter().zip(&scale) {
-            let mut x = T::load(&input[i * size..(i + 1) * size]);
-            if let Some(s) = s {
-                x = x.mul(*s);
-            }
-            acc = Some(match (acc, op) {
-                (None, _) => x,
-                (Some(a), RedKind::Prod) => a.mul(x),
-                (Some(a), RedKind::Max) => a.max(x),
-                (Some(a), RedKind::Min) => a.min(x),
-                (Some(a), _) => a.add(x),
-            });
-        }
-        let mut v = acc.expect("at least one rank");
-        if op == RedKind::Avg && !T::FLOAT {
-            v = v.div_n(n);
-        }
+    for (o, &v) in out.chunks_exact_mut(size).zip(&acc) {
+        let v = if op == RedKind::Avg && !T::FLOAT {
+            v.div_n(n)
+        } else {
+            v
+        };
         v.store(o);
     }
     out

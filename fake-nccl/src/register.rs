@@ -1,6 +1,9 @@
 //! Buffer registration (`ncclCommRegister`, `ncclCommWindowRegister`) and NCCL's allocator
 //! (`ncclMemAlloc`/`ncclMemFree`). Registration checks the range lies in one device
-//! allocation of the comm's device and keeps a count per comm; the handles are opaque.
+//! allocation of the comm's device and keeps a count per comm; the handles are opaque. From
+//! NCCL 2.28 a window registered inside a group gets its handle at the group's end, so a
+//! caller that reads it earlier holds NULL; deregistering NULL or an unknown handle is
+//! ncclInvalidArgument here (the real library may return success and leak the window).
 //! `ncclMemFree` of memory still registered is ncclInvalidUsage, and its trace line says how
 //! many communicators were still alive on the memory's device (nccl-tests destroys them first).
 
@@ -61,8 +64,12 @@ fn register(
         } else {
             c.registered += 1;
         }
-        // SAFETY: checked non-NULL.
-        unsafe { out.write(handle(TAG_REG, h)) };
+        if window && crate::group::depth() > 0 && crate::config::nccl_version() >= 22800 {
+            crate::group::write_at_end(out, handle(TAG_REG, h));
+        } else {
+            // SAFETY: checked non-NULL.
+            unsafe { out.write(handle(TAG_REG, h)) };
+        }
         Ok(())
     })
 }
@@ -70,7 +77,29 @@ fn register(
 fn deregister(name: &str, comm: *mut c_void, h: *mut c_void, window: bool) -> NcclResult {
     nccl_guard(|| {
         let mut st = state();
-        let id = st.comm_id(comm)?;
+        let id = st.comm_id(comm);
+        if let Ok(id) = &id {
+            let c = &st.comms[id];
+            let live =
+                unhandle(TAG_REG, h).filter(|k| st.registrations.get(k) == Some(&(*id, window)));
+            let fields = vec![
+                ("rank", c.rank.to_string()),
+                ("nranks", c.nranks.to_string()),
+                ("dev", c.device.to_string()),
+                (
+                    "handle",
+                    if h.is_null() {
+                        "null".into()
+                    } else {
+                        format!("{:#x}", h as usize)
+                    },
+                ),
+                ("live", u8::from(live.is_some()).to_string()),
+                ("group", crate::group::depth().to_string()),
+            ];
+            crate::trace::line(name, &fields);
+        }
+        let id = id?;
         let key = unhandle(TAG_REG, h).filter(|k| st.registrations.get(k) == Some(&(id, window)));
         let Some(key) = key else {
             return nccl_err(

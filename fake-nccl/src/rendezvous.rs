@@ -1,13 +1,13 @@
 //! The rendezvous of a communicator that may span processes: a directory, named inside the
-//! unique id, where every rank leaves small files. `ncclGetUniqueId` names
+//! unique id, where every rank leaves small files (the calls themselves travel over sockets,
+//! [`crate::link`]). `ncclGetUniqueId` names
 //! `<root>/fake-nccl-<pid>-<counter>-<nanos>` (root: `FAKE_NCCL_RENDEZVOUS_DIR`, else
 //! `/dev/shm` when writable, else the temporary directory); the first rank to join creates it.
 //! Files (each written under a temporary name and renamed, so a name that exists is complete):
-//! * `m<rank>`: a member: `pid host-hash device` (written at init);
+//! * `m<rank>`: a member: `pid host-hash device` (written at init, once its process listens);
 //! * `g<rank>`: the rank was destroyed or aborted; the last rank to leave removes the
 //!   directory;
 //! * `fail`: a message; every rank's ops fail with ncclInvalidUsage (a refused init);
-//! * `i.<key>.r<rank>` / `o.<key>.r<rank>`: one call's input part and result ([`crate::xproc`]);
 //! * `s<n>.r<rank>`: rank's part of the parent's split number n ([`crate::split`]).
 //!
 //! A directory whose creator and members are all dead is removed when a later one is made

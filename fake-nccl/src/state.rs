@@ -8,7 +8,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use crate::comm::{Comm, Communicator};
 use crate::memory::Alloc;
@@ -92,6 +93,8 @@ pub struct State {
     pub splits: HashMap<(u64, u64), Vec<crate::split::Entry>>,
     /// The last [`crate::engine::progress`] left ops waiting on other processes.
     pub xp_waiting: bool,
+    /// What other processes sent, by communicator ([`crate::xproc::Rdv::tag`]).
+    pub mail: HashMap<u64, crate::xproc::Mailbox>,
     next_id: u64,
 }
 
@@ -127,6 +130,23 @@ pub fn state() -> MutexGuard<'static, State> {
         Mutex::new(s)
     });
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Signalled when a message from another process changed the state, or a communicator left.
+static CHANGED: Condvar = Condvar::new();
+
+/// Releases the state until [`wake`] or `limit` passes (a blocked wait, not a poll, for work
+/// done by another process), and takes it again.
+pub fn wait(st: MutexGuard<'static, State>, limit: Duration) -> MutexGuard<'static, State> {
+    CHANGED
+        .wait_timeout(st, limit)
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+}
+
+/// Wakes every thread in [`wait`].
+pub fn wake() {
+    CHANGED.notify_all();
 }
 
 /// Runs a CUDA entry point body: `Err(code)` and panics become the returned code.

@@ -1,11 +1,13 @@
-//! Streams (in-order queues of [`Item`]s) and events. The NULL stream is the current device's
-//! legacy stream. Nothing runs here: [`crate::engine::progress`] executes head items; the
-//! query and synchronize calls drive it, and complete the stream's landings
+//! Streams (in-order queues of [`Item`]s; events are in [`crate::event`]). The NULL stream is
+//! the current device's legacy stream. Nothing runs here: [`crate::engine::progress`] executes
+//! head items; the query and synchronize calls drive it, and complete the stream's landings
 //! ([`crate::copy`]). Work on a blocking stream is ordered after the legacy stream's.
 
 use std::collections::VecDeque;
-use std::ffi::{c_float, c_void};
+use std::ffi::c_void;
 use std::time::Instant;
+
+pub use crate::event::Event;
 
 use crate::cuda_api::{current_device, require_init};
 use crate::engine::{progress, Op};
@@ -55,17 +57,6 @@ impl Stream {
             capture: None,
         }
     }
-}
-
-/// A CUDA event.
-#[derive(Debug)]
-pub struct Event {
-    pub device: usize,
-    pub flags: u32,
-    /// Number of the latest record, and of the latest one reached.
-    pub last_gen: u64,
-    pub done_gen: u64,
-    pub stamp: Option<Instant>,
 }
 
 impl State {
@@ -155,11 +146,13 @@ pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
         st.settle(id);
         progress(&mut st);
         if st.streams[&id].queue.is_empty() {
+            return Ok(());
+        }
+        // Waiting on another process: block briefly (a message wakes it) rather than spin.
+        let st = crate::xproc::pause_if_waiting(st);
+        if st.streams.get(&id).is_some_and(|s| s.queue.is_empty()) {
             Ok(())
         } else {
-            let waiting = st.xp_waiting;
-            drop(st);
-            crate::xproc::pause_if_waiting(waiting);
             Err(CUDA_ERROR_NOT_READY)
         }
     })
@@ -182,11 +175,12 @@ pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
             if st.streams[&id].queue.is_empty() {
                 return Ok(());
             }
-            drop(st);
             if start.elapsed() > crate::config::sync_timeout() {
                 return Err(CUDA_ERROR_LAUNCH_TIMEOUT);
             }
-            std::thread::sleep(std::time::Duration::from_micros(200));
+            // Released until another process's message (or an abort) changes the state; a
+            // partner thread of this process or a host-written word is seen within 200 us.
+            drop(wait(st, std::time::Duration::from_micros(200)));
         }
     })
 }
@@ -231,109 +225,6 @@ fn wait_value32(h: *mut c_void, addr: u64, value: u32, flags: u32) -> CuResult {
         }
         st.enqueue(id, Item::WaitValue { addr, value, flags });
         progress(&mut st);
-        Ok(())
-    })
-}
-
-/// `cuEventCreate(CUevent*, unsigned flags)`.
-#[no_mangle]
-pub unsafe extern "C" fn cuEventCreate(out: *mut *mut c_void, flags: u32) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        let device = current_device(&st)?;
-        if out.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let id = st.fresh_id();
-        let event = Event {
-            device,
-            flags,
-            last_gen: 0,
-            done_gen: 0,
-            stamp: None,
-        };
-        st.events.insert(id, event);
-        put(out, handle(TAG_EVENT, id), CUDA_ERROR_INVALID_VALUE)
-    })
-}
-
-fn event_id(st: &State, h: *mut c_void) -> Result<u64, CuResult> {
-    unhandle(TAG_EVENT, h)
-        .filter(|id| st.events.contains_key(id))
-        .ok_or(CUDA_ERROR_INVALID_HANDLE)
-}
-
-/// `cuEventRecord(CUevent, CUstream)`: event and stream must share a device.
-#[no_mangle]
-pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, h: *mut c_void) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        let e = event_id(&st, event)?;
-        let s = stream_of_current(&st, h)?;
-        if st.events[&e].device != st.streams[&s].device {
-            return Err(CUDA_ERROR_INVALID_HANDLE);
-        }
-        st.enqueue(s, Item::Record { event: e, gen: 0 });
-        progress(&mut st);
-        Ok(())
-    })
-}
-
-/// `cuEventQuery(CUevent)`: success when the latest record was reached (or none was made).
-#[no_mangle]
-pub unsafe extern "C" fn cuEventQuery(event: *mut c_void) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        let e = event_id(&st, event)?;
-        progress(&mut st);
-        let ev = &st.events[&e];
-        if ev.done_gen == ev.last_gen {
-            Ok(())
-        } else {
-            let waiting = st.xp_waiting;
-            drop(st);
-            crate::xproc::pause_if_waiting(waiting);
-            Err(CUDA_ERROR_NOT_READY)
-        }
-    })
-}
-
-/// `cuEventElapsedTime(float* ms, CUevent start, CUevent end)`.
-#[no_mangle]
-pub unsafe extern "C" fn cuEventElapsedTime(
-    ms: *mut c_float,
-    start: *mut c_void,
-    end: *mut c_void,
-) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        let (a, b) = (event_id(&st, start)?, event_id(&st, end)?);
-        progress(&mut st);
-        let (a, b) = (&st.events[&a], &st.events[&b]);
-        if a.last_gen == 0 || b.last_gen == 0 || (a.flags | b.flags) & 2 != 0 {
-            return Err(CUDA_ERROR_INVALID_HANDLE);
-        }
-        match (a.stamp, b.stamp) {
-            (Some(x), Some(y)) if a.done_gen == a.last_gen && b.done_gen == b.last_gen => {
-                let d = if y >= x {
-                    (y - x).as_secs_f64()
-                } else {
-                    -(x - y).as_secs_f64()
-                };
-                put(ms, (d * 1e3) as f32, CUDA_ERROR_INVALID_VALUE)
-            }
-            _ => Err(CUDA_ERROR_NOT_READY),
-        }
-    })
-}
-
-/// `cuEventDestroy_v2(CUevent)`.
-#[no_mangle]
-pub unsafe extern "C" fn cuEventDestroy_v2(event: *mut c_void) -> CuResult {
-    cu_guard(|| {
-        let mut st = require_init()?;
-        let e = event_id(&st, event)?;
-        st.events.remove(&e);
         Ok(())
     })
 }

@@ -1,5 +1,6 @@
 //! The call trace (`FAKE_NCCL_TRACE=PATH`): one line per NCCL API call, appended and flushed
-//! under a lock so threads never interleave within a line. The format is documented in the
+//! under a lock so threads never interleave within a line, and in one write so processes
+//! sharing the file do not either. The format is documented in the
 //! crate root. Unit tests capture their own thread's lines with [`capture`] instead.
 
 use std::cell::RefCell;
@@ -52,8 +53,10 @@ pub fn line(name: &str, fields: &[(&str, String)]) {
     if !captured {
         if let Some(f) = file() {
             let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = writeln!(f, "{text}");
-            let _ = f.flush();
+            // One write per line: processes of one job append to one file, and O_APPEND
+            // keeps a single write whole, where `writeln!` may split it.
+            text.push('\n');
+            let _ = f.write_all(text.as_bytes());
         }
     }
 }

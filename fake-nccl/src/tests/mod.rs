@@ -18,6 +18,7 @@ use std::ffi::{c_void, CStr};
 
 use crate::copy::*;
 use crate::cuda_api::*;
+use crate::event::*;
 use crate::group::{ncclGroupEnd, ncclGroupStart};
 use crate::init::*;
 use crate::memory::*;

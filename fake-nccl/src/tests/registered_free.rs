@@ -42,3 +42,38 @@ fn registered_memory_is_freed_only_after_deregistration() {
     );
     destroy(rs);
 }
+
+/// From NCCL 2.28 a window registered inside a group gets its handle at the group's end (a
+/// caller that stored it right after the call stored NULL); before, at the call. NULL or a
+/// handle of nothing is refused on deregistration.
+#[test]
+fn a_window_registered_in_a_group_gets_its_handle_at_the_end_from_2_28() {
+    use crate::state::NCCL_INVALID_ARGUMENT;
+    for (version, at_call) in [(22703, true), (22800, false), (23203, false)] {
+        crate::config::set_version_override(Some(version));
+        let rs = ranks(1);
+        rs[0].on();
+        let b = alloc(4096);
+        let mut win: Ptr = std::ptr::null_mut();
+        assert_eq!(ncclGroupStart(), 0);
+        assert_eq!(
+            ncclCommWindowRegister(rs[0].comm, ptr(b), 4096, &mut win, 1),
+            0
+        );
+        assert_eq!(!win.is_null(), at_call, "version {version}");
+        assert_eq!(ncclGroupEnd(), 0);
+        assert!(!win.is_null(), "version {version}");
+        let null = std::ptr::null_mut();
+        assert_eq!(
+            ncclCommWindowDeregister(rs[0].comm, null),
+            NCCL_INVALID_ARGUMENT
+        );
+        assert_eq!(ncclCommWindowDeregister(rs[0].comm, win), 0);
+        assert_eq!(
+            ncclCommWindowDeregister(rs[0].comm, win),
+            NCCL_INVALID_ARGUMENT
+        );
+        destroy(rs);
+        crate::config::set_version_override(None);
+    }
+}

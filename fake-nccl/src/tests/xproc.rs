@@ -95,6 +95,7 @@ fn child() {
         "mismatch" => mismatch(proc_, id),
         "stall" => stall(proc_, id),
         "duplicate" => duplicate(proc_, id),
+        "abort_wakes" => abort_wakes(proc_, id),
         other => panic!("unknown case {other}"),
     }
 }
@@ -282,6 +283,49 @@ fn stall(p: usize, id: UniqueId) {
 fn a_rank_that_never_arrives_blocks_its_partner_until_it_aborts() {
     let outs = job("stall", 2, |p| vec![("FAKE_NCCL_HOST", format!("node{p}"))]);
     assert!(said(&outs[0]).contains("waited"), "{}", said(&outs[0]));
+}
+
+/// Process 1 never calls the all-reduce; process 0 blocks in `cuStreamSynchronize` (whose
+/// limit is 20 s) until another thread of process 0 aborts the communicator, as a watchdog
+/// does, which releases the wait at once.
+fn abort_wakes(p: usize, id: UniqueId) {
+    let (rs, code) = join(id, 2, p, 1);
+    assert_eq!(code, 0);
+    let k = &rs[0];
+    if p == 1 {
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(ncclCommAbort(k.comm), 0);
+        return;
+    }
+    let b = alloc(16);
+    assert_eq!(ncclAllReduce(ptr(b), ptr(b), 4, 2, 0, k.comm, k.stream), 0);
+    let comm = k.comm as usize;
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(ncclCommAbort(comm as Ptr), 0);
+    });
+    let t = Instant::now();
+    sync(k.stream);
+    let waited = t.elapsed();
+    watchdog.join().unwrap();
+    assert!(
+        waited >= Duration::from_millis(250),
+        "returned early: {waited:?}"
+    );
+    assert!(waited < Duration::from_secs(10), "not woken: {waited:?}");
+    println!("released after {waited:?}");
+}
+
+#[test]
+fn an_abort_from_another_thread_releases_a_blocked_wait() {
+    let outs = job("abort_wakes", 2, |p| {
+        vec![("FAKE_NCCL_HOST", format!("node{p}"))]
+    });
+    assert!(
+        said(&outs[0]).contains("released after"),
+        "{}",
+        said(&outs[0])
+    );
 }
 
 /// Both processes put a rank on device 0 of one host: NCCL 2.32 refuses it, at the later

@@ -1,6 +1,10 @@
 //! `-R 1` and `-R 2`: registering each rank's two buffers with its communicator
 //! (`ncclCommRegister`, or `ncclCommWindowRegister` symmetric windows, which are collective and
 //! so made in one group), and undoing it before communicators are destroyed and buffers freed.
+//! From NCCL 2.28 a window registered inside a group gets its handle only at `ncclGroupEnd`:
+//! each call writes into a slot that lives past the group's end, and the windows are recorded
+//! from the slots afterwards (a handle read right after the call is NULL, and deregistering
+//! NULL leaks the window while the library reports success).
 
 use super::error::{cuda_err, nccl_err};
 use super::memory::Registration;
@@ -50,10 +54,17 @@ impl NcclBackend {
                 .check("ncclGroupStart", unsafe { (api.ncclGroupStart)() })
                 .map_err(nccl_err)?;
         }
+        // One window slot per buffer of every rank, alive until after ncclGroupEnd.
+        let mut slots: Vec<[nccl_sys::bindings::ncclWindow_t; 2]> =
+            vec![[std::ptr::null_mut(); 2]; self.ranks.len()];
         let mut result = Ok(());
-        'ranks: for r in &mut self.ranks {
+        'ranks: for (r, slot) in self.ranks.iter_mut().zip(slots.iter_mut()) {
             r.context.set_current().map_err(cuda_err)?;
-            for mem in [&r.send, &r.recv].into_iter().flatten() {
+            for (mem, win) in [&r.send, &r.recv]
+                .into_iter()
+                .flatten()
+                .zip(slot.iter_mut())
+            {
                 let ptr = mem.ptr() as *mut std::ffi::c_void;
                 let reg = match (window, self.caps.register, self.caps.window) {
                     (false, Some((reg, _)), _) => {
@@ -62,21 +73,23 @@ impl NcclBackend {
                         let code = unsafe { reg(r.comm, ptr, mem.len(), &mut handle) };
                         self.nccl
                             .check("ncclCommRegister", code)
-                            .map(|_| Registration::Local(handle))
+                            .map(|_| Some(Registration::Local(handle)))
                     }
                     (true, _, Some((reg, _))) => {
-                        let mut win = std::ptr::null_mut();
                         let flags = nccl_sys::bindings::NCCL_WIN_COLL_SYMMETRIC as i32;
-                        // SAFETY: as above; every rank registers in the same group.
-                        let code = unsafe { reg(r.comm, ptr, mem.len(), &mut win, flags) };
+                        // SAFETY: as above; every rank registers in the same group, and `win`
+                        // outlives its end, where NCCL 2.28+ writes the handle.
+                        let code = unsafe { reg(r.comm, ptr, mem.len(), win, flags) };
+                        // Recorded from the slot after the group's end.
                         self.nccl
                             .check("ncclCommWindowRegister", code)
-                            .map(|_| Registration::Window(win))
+                            .map(|_| None)
                     }
                     _ => continue,
                 };
                 match reg {
-                    Ok(reg) => r.registrations.push(reg),
+                    Ok(Some(reg)) => r.registrations.push(reg),
+                    Ok(None) => {}
                     Err(e) => {
                         result = Err(nccl_err(e));
                         break 'ranks;
@@ -90,6 +103,11 @@ impl NcclBackend {
                 .nccl
                 .check("ncclGroupEnd", unsafe { (api.ncclGroupEnd)() })
                 .map_err(nccl_err);
+            // Every window made, even when another failed, so that each is deregistered.
+            for (r, slot) in self.ranks.iter_mut().zip(slots) {
+                let made = slot.into_iter().filter(|w| !w.is_null());
+                r.registrations.extend(made.map(Registration::Window));
+            }
             result.and(end)
         } else {
             result
