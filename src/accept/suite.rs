@@ -8,7 +8,7 @@
 use super::model::Stage;
 use super::profile::Suite;
 use crate::config::accept::StageFlags;
-use crate::config::RunConfig;
+use crate::config::{RootChoice, RunConfig};
 use crate::core::collective::Collective;
 use crate::core::dtype::DataType;
 use crate::core::op::RedOp;
@@ -162,6 +162,25 @@ fn command_line(cfg: &RunConfig, stage: Stage, flags: &StageFlags) -> Vec<String
     argv
 }
 
+/// Why `coll` cannot run on `nranks` ranks with the stages' `-r` (`root`), found before the
+/// first stage rather than after the ones before it: hypercube needs a power of two, a rooted
+/// collective's `-r` must name a rank of the job. `None`: it can.
+pub fn cannot_run(coll: Collective, root: RootChoice, nranks: usize) -> Option<String> {
+    if coll.needs_power_of_two_ranks() && !nranks.is_power_of_two() {
+        return Some(format!(
+            "{} needs a power-of-two number of ranks, this job has {nranks}",
+            coll.name()
+        ));
+    }
+    match root {
+        RootChoice::One(r) if coll.rooted() && r >= nranks => Some(format!(
+            "{} with -r {r} needs more than {r} ranks, this job has {nranks}",
+            coll.name()
+        )),
+        _ => None,
+    }
+}
+
 /// The sweep end that fits in host memory for backends whose buffers live there: `avail`
 /// bytes shared by `ranks_here` ranks, three buffers each (send, receive, expected), with
 /// nccl-tests' reserve. `None` when `max` fits.
@@ -173,6 +192,25 @@ pub fn host_memory_cap(max: u64, avail: u64, ranks_here: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn stages_that_cannot_run_at_a_rank_count_are_found_before_any_runs() {
+        let all = RootChoice::All;
+        for n in [3, 6, 12] {
+            let why = cannot_run(Collective::Hypercube, all, n).unwrap();
+            assert!(
+                why.contains("power-of-two") && why.contains(&n.to_string()),
+                "{why}"
+            );
+            assert_eq!(cannot_run(Collective::AllReduce, all, n), None);
+            assert_eq!(cannot_run(Collective::Broadcast, all, n), None);
+        }
+        assert_eq!(cannot_run(Collective::Hypercube, all, 8), None);
+        let four = RootChoice::One(4);
+        assert!(cannot_run(Collective::Broadcast, four, 3).is_some());
+        assert_eq!(cannot_run(Collective::Broadcast, four, 6), None);
+        assert_eq!(cannot_run(Collective::AllReduce, four, 3), None);
+    }
+
     #[test]
     fn host_memory_bounds_the_sweep_per_rank() {
         const GIB: u64 = 1 << 30;

@@ -107,7 +107,8 @@ pub(crate) enum FormatArg {
     Text,
     /// Markdown tables.
     Markdown,
-    /// The JSON document (schema ncclbench-analysis/1).
+    /// The JSON document (schema ncclbench-analysis/1 from analyze, ncclbench-production/1
+    /// from its production report, ncclbench-compare/1 from compare).
     Json,
 }
 

@@ -24,6 +24,7 @@ pub fn run(cfg: &CompareConfig) -> Result<u8, Error> {
     if let Some(dir) = &cfg.out {
         let written = write_dir(&cmp, dir)?;
         if cfg.format == ReportFormat::Text {
+            let dir = crate::analysis::report::written_dir(&written, dir);
             writeln!(out, "wrote {} files to {}", written.len(), dir.display())?;
         }
     }

@@ -73,6 +73,15 @@ pub fn write_dir(analysis: &Analysis, dir: &Path) -> Result<Vec<PathBuf>, Error>
     dir::write(analysis, dir)
 }
 
+/// The directory a report's `written` files went to: `asked`, or the numbered directory
+/// beside it that was used because `asked` already held something.
+pub fn written_dir(written: &[PathBuf], asked: &Path) -> PathBuf {
+    written
+        .first()
+        .and_then(|p| p.parent())
+        .map_or_else(|| asked.to_path_buf(), Path::to_path_buf)
+}
+
 /// One curve's charts and the file stem they are written under.
 #[derive(Debug, Clone)]
 pub(crate) struct Charts {

@@ -195,8 +195,17 @@ impl Acceptance<'_> {
         };
         notes.extend(cmp.banner.iter().cloned());
         let dir = self.out.join("baseline");
-        if let Err(e) = crate::analysis::compare::write_dir(&cmp, &dir) {
-            notes.push(format!("baseline report not written: {e}"));
+        match crate::analysis::compare::write_dir(&cmp, &dir) {
+            Ok(written) => {
+                let rel = written
+                    .iter()
+                    .filter_map(|p| p.strip_prefix(&self.out).ok())
+                    .map(|p| p.to_string_lossy().into_owned());
+                if let Err(e) = self.manifest.record(rel) {
+                    notes.push(format!("baseline report's files not recorded: {e}"));
+                }
+            }
+            Err(e) => notes.push(format!("baseline report not written: {e}")),
         }
         let checks = checks::baseline(&cmp);
         if checks.is_empty() {

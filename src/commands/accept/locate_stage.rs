@@ -21,7 +21,7 @@ use crate::locate::verdict::Floors;
 use std::time::Instant;
 
 /// The output directory's subdirectory for locate's files.
-const DIR: &str = "locate";
+pub(super) const DIR: &str = "locate";
 
 impl Acceptance<'_> {
     /// The stage's settings: the profile's `[locate]`, or locate's defaults under `--locate`;

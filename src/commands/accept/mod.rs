@@ -15,11 +15,13 @@
 //!
 //! Here: the command, from the job's opening to its exit status. `stages`: the stage loop.
 //! `outdir`: the output directory (made before any stage, the report files written into it).
+//! `manifest`: the record of the files this run writes there, all `--force` may remove.
 //! `judge`: the stages' files read back into checks and the report. `locate_stage`: `locate`
 //! inside the job after a performance failure, or as the per-NIC stage.
 
 mod judge;
 mod locate_stage;
+mod manifest;
 mod outdir;
 mod stages;
 #[cfg(test)]
@@ -69,6 +71,10 @@ struct Acceptance<'a> {
     cfg: &'a AcceptConfig,
     profile: profile::Profile,
     out: PathBuf,
+    /// What this run has written (or is about to) into `out`, for a later `--force`.
+    manifest: manifest::Manifest,
+    /// Why collectives of the suite were left out at this rank count.
+    skipped: Vec<String>,
     started: String,
 }
 
@@ -92,6 +98,8 @@ impl<'a> Acceptance<'a> {
         Ok(Acceptance {
             cfg,
             profile,
+            manifest: manifest::Manifest::new(&out),
+            skipped: Vec::new(),
             out,
             started,
         })
@@ -103,6 +111,8 @@ impl<'a> Acceptance<'a> {
         // An interrupt stops the suite between two rows, so the report is still written.
         crate::core::interrupt::catch();
         let mut perf_max = suite::perf_max_bytes(&self.profile.suite, &self.cfg.flags);
+        self.check_ranks()?;
+        self.skip_what_cannot_run()?;
         let first_cfg = self.first_stage_config(perf_max)?;
         let on_host = crate::commands::bench::runs_on_host_memory(&first_cfg);
         if on_host && self.cfg.flags.perf_max_bytes.is_none() {
@@ -129,6 +139,9 @@ impl<'a> Acceptance<'a> {
             root,
             &suite::describe(&self.profile.suite, perf_max, on_host),
         );
+        for line in &self.skipped {
+            say(root, &format!("# {line}"));
+        }
         let progress = self.run_stages(&first_cfg, &join, boot.as_mut(), root, perf_max)?;
         let mut report = root.then(|| {
             self.judge(
@@ -175,27 +188,58 @@ impl<'a> Acceptance<'a> {
             suite.collectives[0],
             perf_max,
         );
-        self.check_ranks(&first.config)?;
         Ok(first.config)
     }
 
-    /// Refuses a profile whose thresholds assume another number of ranks than this job has.
-    fn check_ranks(&self, first_cfg: &RunConfig) -> Result<(), Error> {
-        let Some(want) = self.profile.ranks else {
-            return Ok(());
-        };
+    /// The ranks of the job: its processes (from the launcher) times each one's local ranks.
+    fn job_ranks(&self) -> (usize, usize) {
         let procs = crate::bench::job::launcher::detect()
             .and_then(|l| l.world_size)
             .unwrap_or(1);
-        let have = procs * first_cfg.local_ranks();
+        (procs, procs * self.cfg.flags.base.config.local_ranks())
+    }
+
+    /// Refuses a profile whose thresholds assume another number of ranks than this job has.
+    fn check_ranks(&self) -> Result<(), Error> {
+        let Some(want) = self.profile.ranks else {
+            return Ok(());
+        };
+        let (procs, have) = self.job_ranks();
         if have != want {
             return Err(Error::usage(format!(
                 "profile {} expects {want} ranks, this job has {have} ({procs} process(es) x \
                  {} local ranks); choose a profile for this layout",
                 self.profile.name,
-                first_cfg.local_ranks()
+                self.cfg.flags.base.config.local_ranks()
             )));
         }
+        Ok(())
+    }
+
+    /// Takes out of the suite, before its first stage, every collective that cannot run on
+    /// this job's rank count (hypercube on 3, 6 or 12 ranks), each with a line saying why (on
+    /// stdout and in the report's notes). A suite left with nothing to run is refused.
+    fn skip_what_cannot_run(&mut self) -> Result<(), Error> {
+        let (_, nranks) = self.job_ranks();
+        let root = self.cfg.flags.base.config.root;
+        let mut kept = Vec::new();
+        for &c in &self.profile.suite.collectives {
+            match suite::cannot_run(c, root, nranks) {
+                Some(why) => self.skipped.push(format!(
+                    "{} skipped (correctness and performance): {why}",
+                    c.name()
+                )),
+                None => kept.push(c),
+            }
+        }
+        if kept.is_empty() {
+            return Err(Error::usage(format!(
+                "accept: no collective of profile {} can run on {nranks} ranks: {}",
+                self.profile.name,
+                self.skipped.join("; ")
+            )));
+        }
+        self.profile.suite.collectives = kept;
         Ok(())
     }
 

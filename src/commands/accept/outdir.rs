@@ -4,8 +4,9 @@
 //! before any stage; and how result directories given as a baseline or to `--make-profile`
 //! are read.
 
+use super::manifest;
 use super::Acceptance;
-use crate::accept::model::AcceptReport;
+use crate::accept::model::{AcceptReport, Stage};
 use crate::accept::report;
 use crate::core::error::Error;
 use crate::core::files::{dir_files, Take};
@@ -38,18 +39,6 @@ pub fn result_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// What an acceptance run writes into its output directory.
-const EARLIER_RUN_FILES: [&str; 8] = [
-    "correctness",
-    "performance",
-    "baseline",
-    "profile.toml",
-    "environment.json",
-    "accept.txt",
-    "accept.json",
-    "junit.xml",
-];
-
 impl Acceptance<'_> {
     /// Every baseline (`--baseline`, else the profile's) can be read, found before the first
     /// stage rather than after the whole suite.
@@ -72,39 +61,48 @@ impl Acceptance<'_> {
     }
 
     /// The output directory, new or empty (or, with `--force`, one an earlier acceptance run
-    /// wrote, whose files are removed), with the profile and the environment in it.
+    /// wrote, whose recorded files are removed), with the record of what this run will write,
+    /// the profile and the environment in it. Decided from the whole directory before anything
+    /// in it is touched.
     pub(super) fn prepare_dir(&self) -> Result<(), Error> {
         self.check_baselines()?;
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| Error::Io { path, source }
         };
-        if self.out.exists() {
-            if self.cfg.force {
-                self.remove_earlier_run().map_err(io(&self.out))?;
+        let refuse =
+            |why: String| Error::usage(format!("accept: --out {} {why}", self.out.display()));
+        match std::fs::symlink_metadata(&self.out) {
+            Ok(md) if !md.is_dir() => {
+                return Err(refuse("is not a directory; give a new directory".into()))
             }
-            let mut entries = std::fs::read_dir(&self.out).map_err(io(&self.out))?;
-            if let Some(entry) = entries.next() {
-                let hint = if self.cfg.force {
-                    format!(
-                        "it holds {}, which no acceptance run wrote",
-                        entry.map_or_else(|_| "a file".into(), |e| e.path().display().to_string())
-                    )
-                } else {
-                    "give a new directory, or --force to replace an earlier acceptance run \
-                     there (results are never overwritten otherwise)"
-                        .to_string()
-                };
-                return Err(Error::usage(format!(
-                    "accept: --out {} is not empty; {hint}",
-                    self.out.display()
-                )));
+            Ok(_) if self.cfg.force => {
+                let earlier = manifest::earlier_run(&self.out).map_err(|why| {
+                    refuse(format!(
+                        "is not only an earlier acceptance run: {why}; nothing was removed"
+                    ))
+                })?;
+                manifest::remove(&earlier).map_err(Error::Output)?;
             }
+            Ok(_) => {
+                let mut entries = std::fs::read_dir(&self.out).map_err(io(&self.out))?;
+                if entries.next().is_some() {
+                    return Err(refuse(
+                        "is not empty; give a new directory, or --force to replace an earlier \
+                         acceptance run there (results are never overwritten otherwise)"
+                            .into(),
+                    ));
+                }
+            }
+            Err(_) => {}
         }
         for sub in ["correctness", "performance"] {
             let d = self.out.join(sub);
             std::fs::create_dir_all(&d).map_err(io(&d))?;
         }
+        self.manifest
+            .record(self.planned_files())
+            .map_err(Error::Output)?;
         let p = self.out.join("profile.toml");
         std::fs::write(&p, &self.profile.text).map_err(io(&p))?;
         let mut env =
@@ -121,18 +119,30 @@ impl Acceptance<'_> {
         Ok(())
     }
 
-    /// `--force`: removes what an acceptance run writes into its directory (and nothing
-    /// else, so a mistyped `--out $HOME` loses no file of the user's).
-    fn remove_earlier_run(&self) -> std::io::Result<()> {
-        for name in EARLIER_RUN_FILES {
-            let p = self.out.join(name);
-            match std::fs::symlink_metadata(&p) {
-                Ok(md) if md.is_dir() => std::fs::remove_dir_all(&p)?,
-                Ok(_) => std::fs::remove_file(&p)?,
-                Err(_) => {}
+    /// Every file this run may write whose name is known before the first stage: the profile,
+    /// the environment, each stage's table, CSV and sidecar, the locate stage's files and the
+    /// report. (The baseline report's files are recorded once written.)
+    fn planned_files(&self) -> Vec<String> {
+        let mut files: Vec<String> = [
+            "profile.toml",
+            "environment.json",
+            "accept.txt",
+            "accept.json",
+            "junit.xml",
+        ]
+        .map(String::from)
+        .to_vec();
+        for stage in [Stage::Correctness, Stage::Performance] {
+            for c in &self.profile.suite.collectives {
+                let stem = format!("{}/{}", stage.name(), c.name());
+                files.extend([".txt", ".csv", ".csv.env.json"].map(|ext| format!("{stem}{ext}")));
             }
         }
-        Ok(())
+        files.extend(
+            ["locate.txt", "locate.json", "hostfile"]
+                .map(|f| format!("{}/{f}", super::locate_stage::DIR)),
+        );
+        files
     }
 
     /// Writes the report files and prints the table; returns the verdict's status.
@@ -146,17 +156,35 @@ impl Acceptance<'_> {
             None => s,
         };
         let text = mask(report::text(report));
+        // The table goes to stdout first: a report file that cannot be written (a full disk)
+        // must not cost the user the verdict too.
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        let mut failed = None;
         for (name, body) in [
             ("accept.txt", text.clone()),
             ("accept.json", mask(report::json(report))),
             ("junit.xml", mask(report::junit(report))),
         ] {
             let p = self.out.join(name);
-            std::fs::write(&p, body).map_err(|source| Error::Io { path: p, source })?;
+            if let Err(source) = write_whole(&p, body.as_bytes()) {
+                failed.get_or_insert(Error::Io { path: p, source });
+            }
         }
-        // The files hold the verdict; a reader of stdout that went away changes no status.
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        if let Some(e) = failed {
+            return Err(e);
+        }
         Ok(report.verdict.exit_status)
     }
+}
+
+/// Writes `path` whole or not at all: a temporary file beside it, renamed over it once every
+/// byte is written, removed when a write fails (a full disk).
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = crate::bench::output::files::with_suffix(path, ".tmp");
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }

@@ -45,7 +45,7 @@ impl Acceptance<'_> {
             stop: None,
             backend: self.cfg.flags.base.config.backend,
             nranks: first_cfg.local_ranks(),
-            notes: Vec::new(),
+            notes: self.skipped.clone(),
         };
         for plan in self.plans(Stage::Correctness, perf_max) {
             self.step(plan, join, boot, root, &mut progress)?;

@@ -79,9 +79,11 @@ fn emit(
     out.flush()?;
     if let Some(dir) = &cfg.out {
         let written = write(dir)?;
+        // A directory that held something is kept; the report went to a numbered one.
+        let dir = crate::analysis::report::written_dir(&written, dir);
         if let Some(f) = &findings {
             add_findings(
-                dir,
+                &dir,
                 f,
                 &[
                     ("report.md", ReportFormat::Markdown),
@@ -111,7 +113,13 @@ fn add_findings(
         };
         let text = std::fs::read_to_string(&path).map_err(io)?;
         let text = crate::analysis::log_findings::append(text, findings, format);
-        std::fs::write(&path, text).map_err(io)?;
+        // Replaces the file this run just wrote, whole or not at all.
+        let tmp = crate::bench::output::files::with_suffix(&path, ".tmp");
+        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written.map_err(io)?;
     }
     Ok(())
 }

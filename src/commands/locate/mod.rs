@@ -26,6 +26,20 @@ pub fn run(cfg: &LocateConfig) -> Result<u8, Error> {
             )));
         }
     }
+    // Every input is checked before the job opens: a mistyped log or profile found after
+    // every round was measured would cost the whole measurement.
+    check_logs(&cfg.nccl_logs)?;
+    let procs = crate::bench::job::launcher::detect()
+        .and_then(|l| l.world_size)
+        .unwrap_or(1);
+    let nranks = procs * cfg.base.config.local_ranks();
+    if nranks < 2 {
+        return Err(Error::usage(format!(
+            "locate: a job of {nranks} rank cannot be judged: locate compares ranks with each \
+             other (give -g/-t or a launcher 2 ranks or more)"
+        )));
+    }
+    let floors = floors(cfg.profile.as_deref())?;
     let run_cfg = job_config(cfg);
     let join = Join::open(&run_cfg)?;
     let out = cfg.out.clone().unwrap_or_else(|| {
@@ -42,7 +56,6 @@ pub fn run(cfg: &LocateConfig) -> Result<u8, Error> {
         return Ok(crate::core::error::exit::USAGE);
     }
     drop(boot);
-    let floors = floors(cfg.profile.as_deref())?;
     measure(cfg, &run_cfg, &join, &out, floors)
         .and_then(|located| end(&join, &located, located.status, cfg.timeout_s))
         .map_err(|e| join.failed(e))
@@ -77,6 +90,24 @@ pub(crate) fn prepare_dir(out: &Path) -> Result<(), Error> {
         )));
     }
     std::fs::create_dir_all(out).map_err(io)
+}
+
+/// Every `--nccl-log` is a file that can be read (one line naming the first that is not).
+fn check_logs(logs: &[PathBuf]) -> Result<(), Error> {
+    for log in logs {
+        let readable = std::fs::File::open(log).and_then(|f| {
+            if f.metadata()?.is_dir() {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::IsADirectory,
+                    "is a directory (name a log file)",
+                ))
+            } else {
+                Ok(())
+            }
+        });
+        readable.map_err(|e| Error::usage(format!("locate: --nccl-log {}: {e}", log.display())))?;
+    }
+    Ok(())
 }
 
 /// The `[locate]` floors of `--profile`, if one is given.

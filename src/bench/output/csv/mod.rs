@@ -2,7 +2,8 @@
 //! is measured, so an interrupted run keeps every completed measurement.
 //!
 //! Records go through the `csv` crate (RFC 4180: a field is quoted only when it holds a comma,
-//! quote or line break; `\n` ends every record) and are flushed one by one. Numbers use Rust's
+//! quote or line break; `\n` ends every record) and are written one placement at a time,
+//! whole: a failed write (a full disk) cuts the file back to the records before it. Numbers use Rust's
 //! shortest round-trip spelling (full precision, `NaN` for not-a-number);
 //! empty fields mean "not applicable" (`wrong` when unchecked, the `iter_*` columns without
 //! per-iteration data, `op` for hypercube, NCCL's decision columns without `--tuning`).
@@ -15,7 +16,7 @@ use crate::bench::output::{files, Sink};
 use crate::result::{Measurement, Placement, RowKey, RunMeta};
 use columns::Line;
 use std::fs::File;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Local time as `%Y-%m-%d %H:%M:%S`.
@@ -23,18 +24,26 @@ fn local_now() -> String {
     chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-/// The record writer over the opened file: the crate's defaults (quote only when needed) with
-/// `\n` line ends, as the file has always had.
-fn record_writer(file: File) -> csv::Writer<File> {
-    csv::WriterBuilder::new()
+/// `records` as CSV text: the crate's defaults (quote only when needed) with `\n` line ends,
+/// as the file has always had.
+fn render(records: &[Vec<String>]) -> io::Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(file)
+        .from_writer(Vec::new());
+    for r in records {
+        w.write_record(r)?;
+    }
+    w.into_inner().map_err(|e| e.into_error())
 }
 
 /// Writes results as CSV to a file claimed at `begin`.
 pub struct CsvSink {
     path: PathBuf,
-    file: Option<csv::Writer<File>>,
+    file: Option<File>,
+    /// Bytes of whole records in the file: where a failed write is cut back to.
+    whole: u64,
+    /// A write failed: nothing more is written.
+    failed: bool,
     /// Not a regular file: no sidecar.
     stream: bool,
     backend: &'static str,
@@ -80,6 +89,8 @@ impl CsvSink {
         CsvSink {
             path: path.into(),
             file: None,
+            whole: 0,
+            failed: false,
             stream: false,
             backend: "",
             per_iter: false,
@@ -100,17 +111,35 @@ impl CsvSink {
         &self.path
     }
 
-    fn write_line(&mut self, fields: &[String]) -> io::Result<()> {
+    /// Appends `records` whole: on a failed write (a full disk) the file is cut back to the
+    /// records before them, so it never ends in half a record, and nothing more is written.
+    fn write_records(&mut self, records: &[Vec<String>]) -> io::Result<()> {
+        let named = |e| files::named(&self.path, e);
+        if self.failed {
+            return Err(named(io::Error::other("an earlier write failed")));
+        }
+        let bytes = render(records).map_err(named)?;
         let file = self.file.as_mut().ok_or_else(|| {
             io::Error::other(format!(
                 "CSV output {} written before begin",
                 self.path.display()
             ))
         })?;
-        file.write_record(fields).map_err(io::Error::from)?;
-        // Flushed per record: the line is in the file once this returns, so a run cut short
-        // keeps every completed measurement.
-        file.flush()
+        // Written unbuffered: the records are in the file once this returns, so a run cut
+        // short keeps every completed measurement.
+        match file.write_all(&bytes) {
+            Ok(()) => {
+                self.whole += bytes.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                self.failed = true;
+                if !self.stream {
+                    let _ = file.set_len(self.whole);
+                }
+                Err(named(e))
+            }
+        }
     }
 }
 
@@ -129,15 +158,14 @@ impl Sink for CsvSink {
         let claimed = files::claim(&self.path)?;
         self.path = claimed.path;
         self.stream = claimed.stream;
-        self.file = Some(record_writer(claimed.file));
+        self.file = Some(claimed.file);
         self.environment = meta.environment.clone();
         self.write_sidecar()?;
         self.backend = meta.backend.name();
         self.per_iter = meta.per_iter;
         self.groups = meta.groups.clone();
         let header = columns::header(&columns::of_file(self.per_iter, !self.groups.is_empty()));
-        let path = self.path.clone();
-        self.write_line(&header).map_err(|e| files::named(&path, e))
+        self.write_records(&[header])
     }
 
     fn placement_done(&mut self, key: &RowKey, p: Placement, m: &Measurement) -> io::Result<()> {
@@ -177,11 +205,8 @@ impl Sink for CsvSink {
             };
             lines.push(columns::record(&columns, &line));
         }
-        let path = self.path.clone();
-        for line in &lines {
-            self.write_line(line).map_err(|e| files::named(&path, e))?;
-        }
-        Ok(())
+        // The aggregate and its group lines go in as one: all of them or none.
+        self.write_records(&lines)
     }
 }
 

@@ -122,6 +122,33 @@ fn identity(path: &Path) -> (Identity, bool) {
     }
 }
 
+/// Why a file at `path` could not be made, found before the run: its directory is missing or
+/// not a directory, or its name is longer than a file system takes. `None` for a path that
+/// exists (a stream, or a regular file whose numbered name goes beside it in a directory
+/// that exists) or that looks creatable; a read-only directory is found when it is opened.
+fn cannot_create(path: &Path) -> Option<String> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return None;
+    }
+    let name = path.file_name()?;
+    // NAME_MAX on Linux file systems; the numbered names (`.0`, ...) need a few bytes more.
+    if name.len() > 250 {
+        return Some(format!(
+            "file name of {} bytes is longer than a file system takes",
+            name.len()
+        ));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(md) if md.is_dir() => None,
+        Ok(_) => Some(format!("{} is not a directory", dir.display())),
+        Err(e) => Some(format!("directory {}: {e}", dir.display())),
+    }
+}
+
 /// Refuses (one line, for a usage error) a set of outputs that cannot all be written: a
 /// directory, two of them naming one file, or one naming the file of the text table
 /// (`text_file`, else standard output). `outputs` are (flag, path) pairs.
@@ -132,6 +159,11 @@ pub fn check_outputs(outputs: &[(&str, &Path)], text_file: Option<&Path>) -> Res
                 "{flag} {}: is a directory (name a file to write)",
                 path.display()
             ));
+        }
+    }
+    for (flag, path) in outputs {
+        if let Some(why) = cannot_create(path) {
+            return Err(format!("{flag} {}: {why}", path.display()));
         }
     }
     let ids: Vec<_> = outputs.iter().map(|(_, p)| identity(p)).collect();

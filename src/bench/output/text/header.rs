@@ -167,8 +167,11 @@ pub(crate) fn column_header(cols: Columns) -> String {
 /// Everything after the last row: totals, the concluding lines, optional memory line, and the
 /// error line (or an empty line).
 pub(crate) fn footer(summary: &Summary, program: &str) -> String {
+    // A run that stopped on an error checked only what it measured: not "OK".
     let oob = if summary.out_of_bounds > 0 {
         "FAILED"
+    } else if summary.error.is_some() {
+        "INCOMPLETE"
     } else {
         "OK"
     };
@@ -186,7 +189,12 @@ pub(crate) fn footer(summary: &Summary, program: &str) -> String {
         "Avg bus bandwidth",
         c_g(summary.avg_busbw)
     );
-    s += &format!("#\n# Collective test concluded: {program}\n");
+    let ended = if summary.error.is_some() {
+        "failed"
+    } else {
+        "concluded"
+    };
+    s += &format!("#\n# Collective test {ended}: {program}\n");
     if let Some(memory) = &summary.memory {
         s += &format!("# {:<20} : {memory}\n", "GPU memory usage");
     }

@@ -29,6 +29,9 @@ pub struct TextSink<W: Write> {
     groups: GroupTables,
     /// `NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY`: the traffic summarised after each alltoallv row.
     summary: Option<Arc<Traffic>>,
+    /// A row was started and not ended: a run stopped inside it ends the line before the
+    /// footer.
+    open_row: bool,
 }
 
 impl TextSink<io::Stdout> {
@@ -47,6 +50,7 @@ impl<W: Write> TextSink<W> {
             program: String::new(),
             groups: GroupTables::default(),
             summary: None,
+            open_row: false,
         }
     }
 
@@ -164,6 +168,7 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn row_started(&mut self, key: &RowKey) -> io::Result<()> {
+        self.open_row = true;
         self.emit(&preamble(key))
     }
 
@@ -180,6 +185,7 @@ impl<W: Write> Sink for TextSink<W> {
             s += &algo_columns(row);
         }
         s += "\n";
+        self.open_row = false;
         s += &alltoallv_summary(row, self.summary.as_deref());
         self.groups.add(self.cols, row);
         self.emit(&s)
@@ -190,7 +196,11 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        let mut text = self.groups.render(self.cols);
+        let mut text = String::new();
+        if std::mem::take(&mut self.open_row) {
+            text += "\n";
+        }
+        text += &self.groups.render(self.cols);
         for line in summary.tuning.iter().flat_map(|t| t.lines()) {
             text += &line;
             text += "\n";

@@ -264,7 +264,7 @@ fn failing_footer_with_memory_and_error_lines() {
         "# Out of bounds values : 2 FAILED\n",
         "# Avg bus bandwidth    : 95.3009 FAILED\n",
         "#\n",
-        "# Collective test concluded: all_reduce_perf\n",
+        "# Collective test failed: all_reduce_perf\n",
         "# GPU memory usage     : Initialization 1.23 GB | Total  1.61 GB\n",
         "#\n",
         "# error: unhandled cuda error\n",
@@ -299,4 +299,27 @@ fn run_without_rows_prints_notice_and_nan_average() {
         "#\n",
         "\n",
     )));
+}
+
+#[test]
+fn a_run_that_fails_inside_a_row_ends_its_line_and_says_failed() {
+    let mut sink = TextSink::new(Vec::new());
+    sink.begin(&meta()).unwrap();
+    let r = &rows()[1];
+    sink.row_started(&r.key).unwrap();
+    let p = crate::result::Placement::OutOfPlace;
+    sink.placement_done(&r.key, p, &r.out_of_place).unwrap();
+    let mut s = summary();
+    s.error = Some("writing output: x.csv: File too large".into());
+    sink.finish(&s).unwrap();
+    let out = String::from_utf8(sink.into_inner()).unwrap();
+    assert!(
+        out.contains("  1234.56  108.72  190.25       0\n# Out of bounds values : 0 INCOMPLETE\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("# Collective test failed: all_reduce_perf\n"),
+        "{out}"
+    );
+    assert!(!out.contains("concluded"), "{out}");
 }
