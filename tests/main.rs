@@ -26,6 +26,7 @@ mod fake_nccl_loads;
 mod fault_injection;
 mod fill_race;
 mod gpu_check_script;
+mod inputs_bounded;
 mod inputs_non_utf8;
 mod launcher_refusal;
 mod layering;
