@@ -153,14 +153,46 @@ fn opt(v: Option<usize>) -> String {
 /// Environment variable prefixes recorded with every run (never the whole environment).
 pub const ENV_PREFIXES: [&str; 6] = ["NCCL_", "CUDA_", "UCX_", "OMPI_", "SLURM_", "PMIX_"];
 
-/// The environment variables recorded with a run (the [`ENV_PREFIXES`] families), sorted.
+/// The environment variables recorded with a run (the [`ENV_PREFIXES`] families), sorted. A
+/// name or value that is not UTF-8 (any byte string is a valid variable) is kept with its
+/// invalid bytes written `\xNN` and the entry marked [`NOT_UTF8`], never dropped or a panic.
 pub fn recorded_env() -> Vec<String> {
-    let mut env: Vec<String> = std::env::vars()
-        .filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
-        .map(|(k, v)| format!("{k}={v}"))
+    let mut env: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let key = k.as_encoded_bytes();
+            ENV_PREFIXES
+                .iter()
+                .any(|p| key.starts_with(p.as_bytes()))
+                .then(|| env_entry(key, v.as_encoded_bytes()))
+        })
         .collect();
     env.sort();
     env
+}
+
+/// What ends a recorded `NAME=value` entry whose name or value is not UTF-8.
+pub const NOT_UTF8: &str = " [not UTF-8]";
+
+/// `NAME=value`, invalid UTF-8 escaped and marked.
+fn env_entry(name: &[u8], value: &[u8]) -> String {
+    let (name, bad_name) = escape(name);
+    let (value, bad_value) = escape(value);
+    let mark = if bad_name || bad_value { NOT_UTF8 } else { "" };
+    format!("{name}={value}{mark}")
+}
+
+/// The bytes as text, each byte of an invalid UTF-8 sequence as `\xNN`; whether any was.
+fn escape(bytes: &[u8]) -> (String, bool) {
+    let mut out = String::with_capacity(bytes.len());
+    let mut bad = false;
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+            bad = true;
+        }
+    }
+    (out, bad)
 }
 
 /// This process's redactor (its host names and PID), for files written outside a run.

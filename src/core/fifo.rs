@@ -15,10 +15,19 @@ pub fn waiting_line(path: &Path) -> String {
     )
 }
 
-/// Opens `path` for reading, first announcing on stderr when it is a FIFO.
+/// Opens `path` for reading, first announcing on stderr when it is a FIFO. A character or
+/// block device (`/dev/zero`, a terminal, a disk) is refused: no result file or log is one,
+/// and most never end.
 pub fn open_input(path: &Path) -> io::Result<File> {
-    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+    let kind = std::fs::metadata(path).map(|m| m.file_type());
+    if kind.as_ref().is_ok_and(|k| k.is_fifo()) {
         eprintln!("{}", waiting_line(path));
+    }
+    if kind.is_ok_and(|k| k.is_char_device() || k.is_block_device()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a device, not a file (results and logs are read from files, FIFOs or stdin)",
+        ));
     }
     File::open(path)
 }

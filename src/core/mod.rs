@@ -3,6 +3,7 @@
 //! exit statuses, statistics, byte units, host facts, result-file listings, and redaction
 //! primitives.
 
+pub mod bounded;
 pub mod collective;
 pub mod dtype;
 pub mod error;

@@ -51,6 +51,7 @@ pub use names::{Algo, Func, NcclVersion, Proto};
 pub use parser::LineParser;
 pub use summary::LogSummary;
 
+use crate::core::bounded::{Budget, NO_RECORD_LIMIT};
 use std::io::{self, BufRead};
 use std::path::Path;
 use warnings::WarningKind;
@@ -106,9 +107,12 @@ pub fn add_reader<R: BufRead>(
 ) -> Result<(), LogError> {
     let mut parser = LineParser::new();
     collector.begin_file(file);
+    // An endless input holding no NCCL line (`/dev/urandom` through a FIFO) stops here.
+    let (reader, mark) = Budget::new(reader, NO_RECORD_LIMIT, "NCCL line");
     lines::for_each_line_hits(reader, |line, end, hits| {
         if parser.line_hits(line, hits, &mut collector.sink(line)) {
             collector.nccl_line();
+            mark.record();
         }
         match end {
             LineEnd::Newline => {}

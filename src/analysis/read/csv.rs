@@ -14,6 +14,7 @@
 
 use super::common::{collective_name, fail, int, known_dtype, num, tuning_with_model, uint};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
+use crate::core::bounded::quote;
 use crate::core::error::Error;
 use crate::result::Placement;
 use ::csv::ByteRecord;
@@ -21,6 +22,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Columns without which a record means nothing.
+/// The longest collective name a record may hold (ncclbench's and nccl-tests' are under 20
+/// bytes; a longer one is a damaged field, never shown whole).
+const MAX_NAME: usize = 64;
+
+/// The most bytes one CSV record may take (ncclbench's are under 1 KiB): a longer one stops
+/// the read, so a damaged field is never held or echoed whole.
+pub(super) const MAX_RECORD: u64 = 1 << 20;
+
 const REQUIRED: &[&str] = &[
     "dtype",
     "placement",
@@ -73,7 +82,11 @@ pub(super) fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
 }
 
 /// Reads an ncclbench CSV file from a stream, one record at a time.
-pub(super) fn read(name: &str, input: impl std::io::Read) -> Result<ReadSet, Error> {
+pub(super) fn read(
+    name: &str,
+    input: impl std::io::Read,
+    mark: &crate::core::bounded::Mark,
+) -> Result<ReadSet, Error> {
     let mut set = ReadSet::default();
     let mut columns: Option<HashMap<String, usize>> = None;
     let mut width = 0;
@@ -95,6 +108,7 @@ pub(super) fn read(name: &str, input: impl std::io::Read) -> Result<ReadSet, Err
         if fields.iter().all(|f| f.trim().is_empty()) && fields.len() <= 1 {
             continue;
         }
+        mark.record();
         let skip = |set: &mut ReadSet, reason: String| {
             set.skipped.push(Skipped {
                 source: SourceRef {
@@ -168,26 +182,35 @@ fn record(cols: &HashMap<String, usize>, fields: &[Cow<str>]) -> Result<InputRow
             .and_then(|&i| fields.get(i))
             .map_or("", |s| s.trim())
     };
-    let number = |c: &str| num(get(c)).ok_or_else(|| format!("{c} `{}` is not a number", get(c)));
+    let number =
+        |c: &str| num(get(c)).ok_or_else(|| format!("{c} {} is not a number", quote(get(c))));
     let optional = |c: &str, default: i64| match get(c) {
         "" => Ok(default),
-        t => int(t).ok_or_else(|| format!("{c} `{t}` is not an integer")),
+        t => int(t).ok_or_else(|| format!("{c} {} is not an integer", quote(t))),
     };
+    let collective = get("collective");
+    if collective.len() > MAX_NAME {
+        return Err(format!(
+            "collective {} is not a collective name (longer than {MAX_NAME} bytes)",
+            quote(collective)
+        ));
+    }
     let dtype = get("dtype");
     if !known_dtype(dtype) {
-        return Err(format!("unknown dtype `{dtype}`"));
+        return Err(format!("unknown dtype {}", quote(dtype)));
     }
     let placement = match get("placement") {
         "out_of_place" => Placement::OutOfPlace,
         "in_place" => Placement::InPlace,
         p => {
             return Err(format!(
-                "placement `{p}` is neither out_of_place nor in_place"
+                "placement {} is neither out_of_place nor in_place",
+                quote(p)
             ))
         }
     };
     let bytes = uint(get("bytes"))
-        .ok_or_else(|| format!("bytes `{}` is not a byte count", get("bytes")))?;
+        .ok_or_else(|| format!("bytes {} is not a byte count", quote(get("bytes"))))?;
     let time_us = number("time_us")?;
     if !(time_us.is_finite() && time_us > 0.0) {
         return Err(format!("time {time_us} is not a positive latency"));
@@ -197,7 +220,7 @@ fn record(cols: &HashMap<String, usize>, fields: &[Cow<str>]) -> Result<InputRow
         t => Some(
             uint(t)
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| format!("nranks `{t}` is not a count"))?,
+                .ok_or_else(|| format!("nranks {} is not a count", quote(t)))?,
         ),
     };
     Ok(InputRow {
@@ -216,14 +239,14 @@ fn record(cols: &HashMap<String, usize>, fields: &[Cow<str>]) -> Result<InputRow
         bytes,
         count: match get("count") {
             "" => 0,
-            t => uint(t).ok_or_else(|| format!("count `{t}` is not a count"))?,
+            t => uint(t).ok_or_else(|| format!("count {} is not a count", quote(t)))?,
         },
         time_us,
         algbw_gbs: number("algbw_gbs")?,
         busbw_gbs: number("busbw_gbs")?,
         wrong: match get("wrong") {
             "" => None,
-            w => Some(num(w).ok_or_else(|| format!("wrong `{w}` is not a number"))?),
+            w => Some(num(w).ok_or_else(|| format!("wrong {} is not a number", quote(w)))?),
         },
         tuning: tuning_with_model(
             get("algo"),

@@ -23,6 +23,7 @@ mod text;
 mod tests;
 
 use crate::analysis::input::ReadSet;
+use crate::core::bounded::{Budget, NO_RECORD_LIMIT};
 use crate::core::error::Error;
 use crate::core::files::{dir_files, Take};
 use detect::{detect, Detected};
@@ -103,12 +104,19 @@ pub fn read_str_as(name: &str, text: &str, format: Format) -> Result<ReadSet, Er
     read_as(name, text.as_bytes(), format)
 }
 
-/// Streams `input` through the reader of `format`.
+/// Streams `input` through the reader of `format`, which stops once it has read
+/// [`NO_RECORD_LIMIT`] bytes after its last row (a CSV: [`csv::MAX_RECORD`] bytes), so an
+/// endless input or a file holding no results ends with a message saying so.
 fn read_as(name: &str, input: impl BufRead, format: Format) -> Result<ReadSet, Error> {
+    let limit = match format {
+        Format::Csv => csv::MAX_RECORD,
+        Format::Json | Format::Text => NO_RECORD_LIMIT,
+    };
+    let (input, mark) = Budget::new(input, limit, "result row");
     match format {
-        Format::Csv => csv::read(name, input),
-        Format::Json => json::read(name, input),
-        Format::Text => text::read(name, input),
+        Format::Csv => csv::read(name, input, &mark),
+        Format::Json => json::read(name, input, &mark),
+        Format::Text => text::read(name, input, &mark),
     }
 }
 

@@ -5,14 +5,11 @@
 //! silently keeps a default for a bad number and fails a bad matrix with status 1).
 
 use crate::config::{Alltoallv, RunConfig};
-use crate::core::collective::alltoallv::{parse_matrix, Traffic};
+use crate::core::collective::alltoallv::{read_matrix, Traffic};
 use crate::core::collective::Collective;
 use crate::core::error::Error;
 use std::borrow::Cow;
 use std::sync::Arc;
-
-/// The largest matrix file read (a 8192-rank matrix of 16-digit numbers is about 1.1 GiB).
-const MAX_FILE: u64 = 2 << 30;
 
 /// `cfg` with its alltoallv settings read from the environment (`cfg` itself for the other
 /// collectives).
@@ -25,8 +22,7 @@ pub(super) fn configure(cfg: &RunConfig) -> Result<Cow<'_, RunConfig>, Error> {
     let traffic = match var("NCCL_TESTS_ALLTOALLV_MATRIX_FILE") {
         Some(path) => {
             let scale = number("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")?.unwrap_or(1.0);
-            let text = read(&path)?;
-            Traffic::Matrix(parse_matrix(&text, &path, scale.max(0.0)).map_err(Error::usage)?)
+            read(&path, scale.max(0.0))?
         }
         None => Traffic::Generated {
             spread: number("NCCL_TESTS_ALLTOALLV_SPREAD")?
@@ -66,23 +62,14 @@ fn atoi(v: &str) -> i64 {
     digits[..end].parse::<i64>().map_or(0, |x| sign * x)
 }
 
-fn read(path: &str) -> Result<String, Error> {
+/// Streams the matrix file (bounded: see [`read_matrix`]); a device is refused up front.
+fn read(path: &str, scale: f64) -> Result<Traffic, Error> {
     let cannot = |e: std::io::Error| {
         Error::usage(format!(
             "cannot read the alltoallv traffic matrix file {path}: {e}"
         ))
     };
-    let len = std::fs::metadata(path).map_err(cannot)?.len();
-    if len > MAX_FILE {
-        return Err(Error::usage(format!(
-            "the alltoallv traffic matrix file {path} is {len} bytes, larger than any matrix \
-             ncclbench reads ({MAX_FILE})"
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(cannot)?;
-    String::from_utf8(bytes).map_err(|_| {
-        Error::usage(format!(
-            "the alltoallv traffic matrix file {path} is not text"
-        ))
-    })
+    let file = crate::core::fifo::open_input(std::path::Path::new(path)).map_err(cannot)?;
+    let matrix = read_matrix(std::io::BufReader::new(file), path, scale).map_err(Error::usage)?;
+    Ok(Traffic::Matrix(matrix))
 }

@@ -153,7 +153,7 @@ pub fn run_joined(
     };
     let mut sinks = Sinks::default();
     let opened = if boot.is_root() {
-        open_sinks(cfg, &out_meta, outputs, &mut sinks)
+        open_sinks(cfg, &out_meta, outputs, &mut sinks, redactor.as_ref())
     } else {
         Ok(())
     };

@@ -24,6 +24,7 @@ pub(super) fn open_sinks(
     meta: &RunMeta,
     outputs: &Outputs,
     sinks: &mut Sinks,
+    redactor: Option<&crate::core::redact::Redactor>,
 ) -> Result<(), Error> {
     let mut files: Vec<(&str, &std::path::Path)> = Vec::new();
     if let Some(p) = &cfg.csv {
@@ -39,7 +40,9 @@ pub(super) fn open_sinks(
     // Named before the table, as nccl-tests names its JSON file: the name may be numbered.
     let mut named = Vec::new();
     let mut announce = |what: &str, path: &std::path::Path| {
-        named.push(format!("# Writing {what} output to {}\n", path.display()));
+        let path = path.display().to_string();
+        let path = redactor.map_or_else(|| path.clone(), |r| r.text(&path));
+        named.push(format!("# Writing {what} output to {path}\n"));
     };
     if let Some(path) = &cfg.json {
         let mut json = JsonSink::new(path);
@@ -55,7 +58,7 @@ pub(super) fn open_sinks(
         sinks.0.push(Box::new(BegunSink(csv)));
     }
     if let Some(path) = &cfg.prom {
-        let mut prom = PromSink::new(path);
+        let mut prom = PromSink::new(path).redacted(redactor);
         prom.begin(meta).map_err(Error::Output)?;
         announce("Prometheus textfile", prom.path());
         sinks.0.push(Box::new(BegunSink(prom)));

@@ -19,21 +19,55 @@ pub struct Redactor {
     comm_ids: BTreeSet<u64>,
 }
 
-/// Whether an environment variable's name looks like it holds a secret.
+/// Variables whose whole value is a launcher's job name, made from its host name and PID.
+const LAUNCHER_IDS: [&str; 3] = ["PMIX_NAMESPACE", "PMIX_ID", "PMIX_SERVER_NSPACE"];
+
+/// What a secret's value becomes.
+pub const REDACTED: &str = "<redacted>";
+
+/// How free text assigns a variable: `NAME=VALUE`, NCCL's `NAME set by environment to VALUE`.
+const ASSIGNMENTS: [&[u8]; 3] = [b"=", b" set by environment to ", b" set to "];
+
+/// A secret-looking variable assigned at the start of `s`: (bytes up to the end of its value,
+/// the assignment with the value masked). The value runs to the next white space.
+fn secret_assignment(s: &[u8]) -> Option<(usize, String)> {
+    let id = s
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    let name = std::str::from_utf8(&s[..id]).ok()?;
+    let sep = ASSIGNMENTS.iter().find(|a| s[id..].starts_with(a))?;
+    if id == 0 || !is_secret_name(name) {
+        return None;
+    }
+    let at = id + sep.len();
+    let value = s[at..]
+        .iter()
+        .take_while(|c| !c.is_ascii_whitespace())
+        .count();
+    Some((
+        at + value,
+        format!("{name}{}{REDACTED}", String::from_utf8_lossy(sep)),
+    ))
+}
+
+/// The words that make a variable's name look like it holds a secret: its value is never
+/// shown by any output of any subcommand run with `--redact`. Open MPI's precondition
+/// transports value is the job's shared key for its fabric.
+pub const SECRET_WORDS: [&str; 7] = [
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "KEY",
+    "CREDENTIAL",
+    "PRECONDITION_TRANSPORTS",
+];
+
+/// Whether an environment variable's name looks like it holds a secret ([`SECRET_WORDS`]).
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    // Open MPI's precondition transports value is the job's shared key for its fabric.
-    [
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "KEY",
-        "CREDENTIAL",
-        "PRECONDITION_TRANSPORTS",
-    ]
-    .iter()
-    .any(|w| upper.contains(w))
+    SECRET_WORDS.iter().any(|w| upper.contains(w))
 }
 
 /// FNV-1a, 24 bits shown: stable across runs and platforms.
@@ -87,9 +121,29 @@ impl Redactor {
             return entry.to_string();
         }
         match entry.split_once('=') {
-            Some((name, _)) if is_secret_name(name) => format!("{name}=<redacted>"),
-            Some((name, value)) => format!("{name}={}", self.text(value)),
+            Some((name, value)) => format!("{name}={}", self.env_value(name, value)),
             None => self.text(entry),
+        }
+    }
+
+    /// The value of the environment variable `name` (from a record, or a log's `NAME set by
+    /// environment to VALUE`): `<redacted>` when the name looks like a secret, else scrubbed.
+    pub fn env_value(&self, name: &str, value: &str) -> String {
+        if !self.on {
+            value.to_string()
+        } else if is_secret_name(name) {
+            REDACTED.into()
+        } else if let Some((_, uri)) = value
+            .split_once(';')
+            .filter(|_| name.starts_with("PMIX_SERVER_URI"))
+        {
+            // `prterun-node7-4242@0.0;tcp4://...`, `3297247233.0;tcp4://...`: the namespace
+            // names the launcher's host and PID, or a job id made from them.
+            format!("<nspace>;{}", self.text(uri))
+        } else if LAUNCHER_IDS.contains(&name) {
+            "<nspace>".into()
+        } else {
+            self.text(value)
         }
     }
 
@@ -172,12 +226,20 @@ impl Redactor {
         let mut i = 0;
         while i < b.len() {
             let boundary = i == 0 || !is_host_byte(b[i - 1]);
-            if boundary {
-                if let Some((n, rep)) = self.token_at(b, i) {
-                    out.push_str(&rep);
-                    i += n;
-                    continue;
-                }
+            // Inside a file name (`nccl-node7-4242.log`, `out_node7.csv`) a known host name
+            // or PID follows a `-` or `_`: masked there too.
+            let joined = !boundary && matches!(b[i - 1], b'-' | b'_');
+            let found = if boundary {
+                self.token_at(b, i)
+            } else if joined {
+                self.known_at(b, i)
+            } else {
+                None
+            };
+            if let Some((n, rep)) = found {
+                out.push_str(&rep);
+                i += n;
+                continue;
             }
             let ch_len = utf8_len(b[i]);
             out.push_str(s.get(i..i + ch_len).unwrap_or("\u{fffd}"));
@@ -186,9 +248,38 @@ impl Redactor {
         out
     }
 
+    /// One of this redactor's host names or PIDs starting at `i`, ending at a word's end or a
+    /// file name's extension: (bytes consumed, replacement).
+    fn known_at(&self, b: &[u8], i: usize) -> Option<(usize, String)> {
+        let rest = &b[i..];
+        let ends = |n: usize| match rest.get(n) {
+            None => true,
+            Some(b'.') => rest.get(n + 1).is_some_and(u8::is_ascii_alphabetic),
+            Some(&c) => !is_host_byte(c),
+        };
+        for h in &self.hosts {
+            if rest.starts_with(h.as_bytes())
+                && (ends(h.len()) || matches!(rest.get(h.len()), Some(b'-' | b'_')))
+            {
+                return Some((h.len(), self.host(h)));
+            }
+        }
+        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n >= 4 && ends(n) {
+            let v: u64 = std::str::from_utf8(&rest[..n]).ok()?.parse().ok()?;
+            if let Some(o) = self.pids.get(&v) {
+                return Some((n, format!("p{o}")));
+            }
+        }
+        None
+    }
+
     /// A recognised token starting at `i`: (bytes consumed, replacement).
     fn token_at(&self, b: &[u8], i: usize) -> Option<(usize, String)> {
         let rest = &b[i..];
+        if let Some(masked) = secret_assignment(rest) {
+            return Some(masked);
+        }
         for h in &self.hosts {
             if rest.starts_with(h.as_bytes())
                 && !rest.get(h.len()).is_some_and(|&c| is_host_byte(c))
@@ -288,7 +379,8 @@ impl Redactor {
                 }
             }
         }
-        None
+        // A host name or PID that a file name's `-`, `_` or extension joins.
+        self.known_at(b, i)
     }
 }
 

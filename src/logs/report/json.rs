@@ -127,7 +127,7 @@ fn env(rep: &Report<'_>) -> Vec<Value> {
         .iter()
         .flat_map(|(name, e)| {
             e.values.iter().map(move |(v, (hosts, _))| {
-                json!({"name": name, "value": r.text(v),
+                json!({"name": name, "value": r.env_value(name, v),
                        "hosts": hosts.iter().map(|h| rep.host(h)).collect::<Vec<_>>()})
             })
         })

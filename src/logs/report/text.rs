@@ -54,7 +54,8 @@ pub fn render(rep: &Report<'_>) -> String {
     let _ = writeln!(o, "\nEnvironment ({} variable(s))", s.env.len());
     for (name, e) in &s.env {
         for (value, (hosts, _)) in &e.values {
-            let _ = writeln!(o, "  {name}={} ({} host(s))", r.text(value), hosts.len());
+            let value = r.env_value(name, value);
+            let _ = writeln!(o, "  {name}={value} ({} host(s))", hosts.len());
         }
     }
     let _ = writeln!(o, "\nParse warnings");
@@ -111,7 +112,7 @@ fn host(o: &mut String, rep: &Report<'_>, name: &str, h: &HostFacts) {
             e.values
                 .iter()
                 .filter(|(_, (hosts, _))| hosts.iter().any(|x| **x == *name))
-                .map(move |(v, _)| format!("{n}={}", r.text(v)))
+                .map(move |(v, _)| format!("{n}={}", r.env_value(n, v)))
         })
         .collect();
     let _ = writeln!(o, "  2 environment       {}", join(env));

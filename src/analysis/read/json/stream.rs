@@ -6,6 +6,7 @@
 use super::super::common::{assign_cycles, fail};
 use super::{base_row, file_info, measurement, placement_tuning, small, FileInfo};
 use crate::analysis::input::{InputRow, ReadSet, Skipped, SourceRef};
+use crate::core::bounded::Mark;
 use crate::core::error::Error;
 use crate::result::Placement;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -14,6 +15,8 @@ use serde_json::{Map, Value};
 /// The state of one document while its `results` stream by.
 struct Doc<'a> {
     name: &'a str,
+    /// Told of each result, so a document that stops holding results is not read forever.
+    mark: &'a Mark,
     set: ReadSet,
     /// `config`, `ncclbench` and `args`, kept (they are small) for [`file_info`].
     top: Map<String, Value>,
@@ -32,9 +35,11 @@ struct Doc<'a> {
 pub(in crate::analysis::read) fn read(
     name: &str,
     input: impl std::io::BufRead,
+    mark: &Mark,
 ) -> Result<ReadSet, Error> {
     let mut doc = Doc {
         name,
+        mark,
         set: ReadSet::default(),
         top: Map::new(),
         late: Vec::new(),
@@ -178,6 +183,7 @@ impl<'de> Visitor<'de> for Results<'_, '_> {
         self.0.results = Some(0);
         while let Some(result) = seq.next_element::<Value>()? {
             self.0.result(index, &result);
+            self.0.mark.record();
             index += 1;
             self.0.results = Some(index);
         }

@@ -71,7 +71,11 @@ struct Parser<'a> {
 pub(super) const MAX_LINE: usize = 1 << 20;
 
 /// Reads nccl-tests text output from a stream.
-pub(super) fn read(name: &str, mut input: impl BufRead) -> Result<ReadSet, Error> {
+pub(super) fn read(
+    name: &str,
+    mut input: impl BufRead,
+    mark: &crate::core::bounded::Mark,
+) -> Result<ReadSet, Error> {
     let mut p = Parser {
         name,
         set: ReadSet::default(),
@@ -95,7 +99,11 @@ pub(super) fn read(name: &str, mut input: impl BufRead) -> Result<ReadSet, Error
     {
         no += 1;
         if !cut {
+            let before = p.set.rows.len() + p.set.skipped.len();
             p.line(no, &String::from_utf8_lossy(&buf))?;
+            if p.set.rows.len() + p.set.skipped.len() != before {
+                mark.record();
+            }
         }
     }
     p.flush();

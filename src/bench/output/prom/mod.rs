@@ -61,6 +61,8 @@ pub struct PromSink {
     complete: bool,
     avg_busbw: Option<f64>,
     clock: Box<dyn FnMut() -> f64>,
+    /// Masks the `file` label (a redacted run's host names and PIDs in the name).
+    mask: Option<crate::core::redact::Redactor>,
 }
 
 /// Seconds since the Unix epoch.
@@ -82,10 +84,17 @@ fn is_ours(path: &Path) -> bool {
 }
 
 impl PromSink {
+    /// The sink of a redacted run: its `file` label masked with `r`.
+    pub fn redacted(mut self, r: Option<&crate::core::redact::Redactor>) -> Self {
+        self.mask = r.cloned();
+        self
+    }
+
     /// A sink that will write to `path`; nothing is touched before `begin`.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         PromSink {
             path: path.into(),
+            mask: None,
             stream: None,
             common: Vec::new(),
             info: Vec::new(),
@@ -159,6 +168,7 @@ impl Sink for PromSink {
             .path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| self.mask.as_ref().map_or_else(|| n.clone(), |r| r.text(&n)))
             .unwrap_or_default();
         self.common = vec![
             ("backend", meta.backend.name().to_string()),

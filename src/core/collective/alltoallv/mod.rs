@@ -13,7 +13,7 @@ mod summary;
 use super::spec::{AlgBytes, At, Blocks, InPlace, LogBytes, Nccl, Sizing, Spec};
 use super::{Collective, Content, OpColumn, Segment, Shape};
 
-pub use super::traffic::{parse_matrix, Matrix, Traffic};
+pub use super::traffic::{parse_matrix, read_matrix, Matrix, Traffic};
 pub use summary::summary_lines;
 
 /// Elements `src` sends to `dst` under traffic `t`.

@@ -5,7 +5,7 @@
 
 pub mod matrix;
 
-pub use matrix::{parse_matrix, Matrix};
+pub use matrix::{parse_matrix, read_matrix, Matrix};
 
 /// Where the per-pair byte counts come from.
 #[derive(Debug, Clone, PartialEq)]
