@@ -16,6 +16,7 @@ mod auto_backend;
 mod cli_errors;
 mod compare_cli;
 mod crates_csv;
+mod cycles;
 mod device_kernels;
 mod device_timer_support;
 mod device_verify;

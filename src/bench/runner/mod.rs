@@ -1,6 +1,7 @@
-//! The benchmark loop with nccl-tests' timing semantics, independent of any backend: per sweep a
-//! barrier and a doubling warm-up, then per size an out-of-place and an in-place measurement
-//! ([`bench`]), each reported to the sinks the moment it exists.
+//! The benchmark loop with nccl-tests' timing semantics, independent of any backend: per sweep (a
+//! type, op and root) a barrier and a doubling warm-up, then the `-N` cycles, each per size an
+//! out-of-place and an in-place measurement ([`bench`]), each reported to the sinks the moment
+//! it exists.
 
 mod bench;
 mod groups;
@@ -122,7 +123,7 @@ impl<'a> Runner<'a> {
     /// is called here, also when the run fails (then with the error text), so every output
     /// stays complete and valid. `min_bw` is `NCCL_TESTS_MIN_BW`.
     pub fn run(mut self, min_bw: Option<f64>, memory: Option<String>) -> Result<Outcome, Error> {
-        let result = self.run_cycles();
+        let result = self.run_sweeps();
         let memory = match (memory, self.cfg.memory_report) {
             (Some(m), _) => Some(m),
             (None, true) => self.backend.memory_report().ok().flatten(),
@@ -152,25 +153,27 @@ impl<'a> Runner<'a> {
         })
     }
 
-    fn run_cycles(&mut self) -> Result<(), Error> {
+    fn run_sweeps(&mut self) -> Result<(), Error> {
         self.backend
             .allocate(self.plan.alloc_bytes, self.plan.alloc_bytes)?;
-        let mut cycle = 0u32;
-        while self.cfg.cycles.is_none_or(|n| cycle < n) {
-            for sweep in &self.plan.sweeps {
-                self.sweep(cycle, sweep)?;
-            }
-            cycle = cycle.wrapping_add(1);
+        for sweep in &self.plan.sweeps {
+            self.sweep(sweep)?;
         }
         Ok(())
     }
 
-    /// One sweep (a dtype, op and root): a barrier, the warm-up, then a row per size.
-    fn sweep(&mut self, cycle: u32, sweep: &Sweep) -> Result<(), Error> {
+    /// One sweep (a dtype, op and root), as nccl-tests' `TimeTest`: a barrier, the warm-up,
+    /// then the `-N` cycles, each a row per size. The cycles are inside the sweep, so the
+    /// warm-up runs once per sweep and `-N 0` repeats the first sweep until interrupted.
+    fn sweep(&mut self, sweep: &Sweep) -> Result<(), Error> {
         self.boot.barrier()?;
         self.warm_up(sweep)?;
-        for &size in &self.plan.sizes {
-            self.row(cycle, sweep, size)?;
+        let mut cycle = 0u32;
+        while self.cfg.cycles.is_none_or(|n| cycle < n) {
+            for &size in &self.plan.sizes {
+                self.row(cycle, sweep, size)?;
+            }
+            cycle = cycle.wrapping_add(1);
         }
         Ok(())
     }

@@ -72,6 +72,10 @@ pub struct NcclBackend {
     staging: staging::Staging,
     /// `--timer device` gate words.
     gates: gate::Gates,
+    /// The last launch's per-rank arguments, rebuilt in place by the next one.
+    launch_args: Vec<launch::Args>,
+    /// Which local streams a wait found idle, rebuilt in place by the next wait.
+    wait_done: Vec<bool>,
     /// Set once the communicators were aborted (after a timeout or an async error).
     aborted: bool,
     closed: bool,
@@ -100,6 +104,8 @@ impl NcclBackend {
             graphs: Vec::new(),
             staging: staging::Staging::default(),
             gates: gate::Gates::default(),
+            launch_args: Vec::new(),
+            wait_done: Vec::new(),
             aborted: false,
             closed: false,
         }

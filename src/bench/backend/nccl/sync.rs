@@ -14,7 +14,17 @@ use crate::core::host::gethostname_short;
 impl NcclBackend {
     /// Blocks until every local stream is idle; see the module documentation.
     pub(super) fn wait_all(&mut self, deadline: Option<Instant>) -> Result<(), Error> {
-        let mut done = vec![false; self.ranks.len()];
+        // Kept from wait to wait: with -z each launch is waited for, inside the timed loop.
+        let mut done = std::mem::take(&mut self.wait_done);
+        done.clear();
+        done.resize(self.ranks.len(), false);
+        let result = self.poll(deadline, &mut done);
+        self.wait_done = done;
+        result
+    }
+
+    /// Polls until every stream is idle (`done` marks those found so).
+    fn poll(&mut self, deadline: Option<Instant>, done: &mut [bool]) -> Result<(), Error> {
         loop {
             let mut progressed = false;
             for (i, r) in self.ranks.iter().enumerate() {
@@ -50,7 +60,7 @@ impl NcclBackend {
                 let stuck: Vec<String> = self
                     .ranks
                     .iter()
-                    .zip(&done)
+                    .zip(done.iter())
                     .filter(|(_, &d)| !d)
                     .map(|(r, _)| r.global.to_string())
                     .collect();

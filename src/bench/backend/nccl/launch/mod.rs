@@ -37,7 +37,7 @@ fn builtin_op(op: RedOp) -> ncclRedOp_t {
 }
 
 /// One rank's resolved arguments.
-struct Args {
+pub(super) struct Args {
     send: u64,
     recv: u64,
     comm: ncclComm_t,
@@ -49,20 +49,27 @@ impl NcclBackend {
     /// Enqueues `call` on every local rank, inside a group when there is more than one rank or
     /// the call is made of sends and receives.
     pub(super) fn launch_call(&mut self, call: &Call) -> Result<(), Error> {
-        let args = self.resolve(call)?;
-        // One rank alone still needs the group for sends and receives: NCCL refuses a send
-        // to self outside one, and a send waiting on a receive queued behind it hangs.
-        let grouped = self.ranks.len() > 1 || self.is_send_recv_form(call.coll);
-        let launched = match call.coll {
-            Collective::Hypercube => self.hypercube(call, &args),
-            Collective::SendRecv => self.in_group(true, |me| {
-                args.iter().try_for_each(|a| me.sendrecv_ring(call, a))
-            }),
-            _ => self.in_group(grouped, |me| {
-                args.iter().try_for_each(|a| me.one_rank(call, a))
-            }),
-        };
-        launched.map_err(|e| e.into_error(call))
+        // The per-rank arguments go into a buffer kept from launch to launch: a launch sits in
+        // the timed loop, where nothing is allocated.
+        let mut args = std::mem::take(&mut self.launch_args);
+        let launched = self.resolve(call, &mut args).and_then(|()| {
+            // One rank alone still needs the group for sends and receives: NCCL refuses a
+            // send to self outside one, and a send waiting on a receive queued behind it hangs.
+            let grouped = self.ranks.len() > 1 || self.is_send_recv_form(call.coll);
+            let args = &args[..];
+            match call.coll {
+                Collective::Hypercube => self.hypercube(call, args),
+                Collective::SendRecv => self.in_group(true, |me| {
+                    args.iter().try_for_each(|a| me.sendrecv_ring(call, a))
+                }),
+                _ => self.in_group(grouped, |me| {
+                    args.iter().try_for_each(|a| me.one_rank(call, a))
+                }),
+            }
+            .map_err(|e| e.into_error(call))
+        });
+        self.launch_args = args;
+        launched
     }
 
     /// Whether `coll` runs as `ncclSend`/`ncclRecv` with the loaded library.
@@ -76,8 +83,8 @@ impl NcclBackend {
         }
     }
 
-    /// Each local rank's pointers, communicator and stream.
-    fn resolve(&self, call: &Call) -> Result<Vec<Args>, Error> {
+    /// Each local rank's pointers, communicator and stream, into `out` (emptied first).
+    fn resolve(&self, call: &Call, out: &mut Vec<Args>) -> Result<(), Error> {
         let addr = |r: &Rank, p: BufPtr| -> Result<u64, Error> {
             let mem = match p.buf {
                 Buf::Send => r.send.as_ref(),
@@ -86,19 +93,17 @@ impl NcclBackend {
             let mem = mem.ok_or_else(|| Error::Backend("launch before allocate".into()))?;
             Ok(mem.ptr() + p.offset as u64)
         };
-        self.ranks
-            .iter()
-            .zip(&call.ranks)
-            .map(|(r, a)| {
-                Ok(Args {
-                    send: addr(r, a.send)?,
-                    recv: addr(r, a.recv)?,
-                    comm: r.comm,
-                    stream: r.stream.raw().cast(),
-                    rank: r.global,
-                })
-            })
-            .collect()
+        out.clear();
+        for (r, a) in self.ranks.iter().zip(&call.ranks) {
+            out.push(Args {
+                send: addr(r, a.send)?,
+                recv: addr(r, a.recv)?,
+                comm: r.comm,
+                stream: r.stream.raw().cast(),
+                rank: r.global,
+            });
+        }
+        Ok(())
     }
 
     /// Runs `body` between `ncclGroupStart` and `ncclGroupEnd` when `grouped`; the group is
