@@ -39,18 +39,46 @@ pub(super) fn open(path: &Path) -> io::Result<Opened> {
     let gzip = magic == [0x1f, 0x8b];
     let raw = Cursor::new(magic).chain(file);
     let mut stream: Box<dyn Read + Send> = if gzip {
-        Box::new(MultiGzDecoder::new(raw))
+        Box::new(Gunzip(MultiGzDecoder::new(raw)))
     } else {
         Box::new(raw)
     };
     let mut head = Vec::with_capacity(SNIFF);
-    (&mut stream).take(SNIFF as u64).read_to_end(&mut head)?;
+    let rest: Box<dyn Read + Send> = match (&mut stream).take(SNIFF as u64).read_to_end(&mut head) {
+        Ok(_) => stream,
+        // Nothing decompressed: the file is unreadable as a whole.
+        Err(e) if head.is_empty() => return Err(e),
+        // A damaged member after a short first one: what came before it is still read, and
+        // the error ends the file where it stands.
+        Err(e) => Box::new(Failing(Some(e))),
+    };
     Ok(Opened {
         kind: kind(&head),
         gzip,
         empty: head.is_empty(),
-        reader: Box::new(Cursor::new(head).chain(stream)),
+        reader: Box::new(Cursor::new(head).chain(rest)),
     })
+}
+
+/// A gzip stream whose read errors say the file is corrupt (flate2 names the part).
+struct Gunzip<R>(R);
+
+impl<R: Read> Read for Gunzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::Interrupted => e,
+            kind => io::Error::new(kind, format!("corrupt gzip data: {e}")),
+        })
+    }
+}
+
+/// A reader that fails once with its error, then ends.
+struct Failing(Option<io::Error>);
+
+impl Read for Failing {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
 }
 
 /// The kind `head` (a file's first decompressed bytes) shows, if any: an object whose first

@@ -86,14 +86,19 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<InspectorSet, Error> {
         if path.is_dir() {
             let all = files::walk(path)
                 .map_err(|e| Error::usage(format!("{}: cannot read: {e}", path.display())))?;
-            let found: Vec<PathBuf> = crate::core::parallel::map(&all, |f| {
-                files::open(f).is_ok_and(|o| o.kind.is_some())
-            })
-            .into_iter()
-            .zip(&all)
-            .filter(|(yes, _)| *yes)
-            .map(|(_, f)| f.clone())
-            .collect();
+            // A file that cannot be read is an error naming it, not a file left out: a rank's
+            // lost records would otherwise vanish from the analysis unsaid.
+            let kinds = crate::core::parallel::map(&all, |f| files::open(f).map(|o| o.kind));
+            let mut found: Vec<PathBuf> = Vec::new();
+            for (kind, f) in kinds.into_iter().zip(&all) {
+                match kind {
+                    Ok(Some(_)) => found.push(f.clone()),
+                    Ok(None) => {}
+                    Err(e) => {
+                        return Err(Error::usage(format!("{}: cannot read: {e}", f.display())))
+                    }
+                }
+            }
             if found.is_empty() {
                 return Err(Error::usage(format!(
                     "{}: no NCCL Inspector files in this directory (JSON records or a \

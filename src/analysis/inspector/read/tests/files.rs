@@ -93,3 +93,52 @@ fn bad_input_is_one_clear_line() {
         )
     );
 }
+
+/// A gzip file whose second member is damaged (a crashed writer's last append): the records of
+/// the first member are kept and the note says the data is corrupt and where reading stopped;
+/// the same file in a dump directory is read, not left out as "not Inspector output".
+#[test]
+fn a_corrupt_gzip_member_keeps_what_came_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut bytes = gz(format!("{ALL_REDUCE}\n{ALL_REDUCE}\n").as_bytes());
+    let mut second = gz(format!("{ALL_REDUCE}\n").repeat(50).as_bytes());
+    let mid = second.len() / 2;
+    second[mid..].iter_mut().for_each(|b| *b ^= 0x5a);
+    bytes.extend(second);
+    let file = write(d, "dump/rank3.jsonl.gz", &bytes);
+    write(d, "dump/rank0.log", format!("{ALL_REDUCE}\n").as_bytes());
+    for set in [read_one(&file), read_paths(&[d.join("dump")]).unwrap()] {
+        assert!(set.records.len() >= 2, "{} records", set.records.len());
+        assert!(
+            set.notes.iter().any(|n| n.contains("rank3.jsonl.gz")
+                && n.contains("read stopped at byte")
+                && n.contains("corrupt")),
+            "{:?}",
+            set.notes
+        );
+        assert!(
+            !set.notes.iter().any(|n| n.contains("not Inspector output")),
+            "{:?}",
+            set.notes
+        );
+    }
+}
+
+/// A rank file of a dump that cannot be read at all (here a gzip header that is not one) is
+/// an error naming it, not a file silently left out.
+#[test]
+fn an_unreadable_rank_file_in_a_dump_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "rank0.log", format!("{ALL_REDUCE}\n").as_bytes());
+    let bad = write(d, "rank1.log.gz", &[0x1f, 0x8b, 1, 2, 3]);
+    let msg = read_err(&[d.to_path_buf()]);
+    assert!(
+        msg.starts_with(&format!(
+            "{}: cannot read: corrupt gzip data",
+            bad.display()
+        )),
+        "{msg}"
+    );
+}
