@@ -19,8 +19,9 @@
 #   torch      one process, both sweeps
 #   correct    all eleven collectives -c 1 -d all -o all -r -1 up to 64M
 #   feature    all_reduce up to 64M with -G 10, --timer device, -z 3, -R 1 -c 1, -R 2 -c 1
-#   locate     `locate` and `accept --locate` (a small profile whose latency bound fails on
-#              purpose, so locate runs: exit 1 with a locate row is this step's pass)
+#   locate     `locate` (one GPU is one rank, which it must refuse: exit 2 naming why) and
+#              `accept --locate` (a small profile whose latency bound fails on purpose, so
+#              locate runs: exit 1 with a locate row is this step's pass)
 # NCCL_DEBUG=WARN for every step (unless set). A step that NCCL refuses in part on one rank
 # (ncclbench's "# skipping ... one-rank" lines; nccl-tests stopping with invalid argument after
 # an fp8 sweep) is EXPECTED, not FAIL.
@@ -123,6 +124,9 @@ step() {
     esac
     if [[ $status == PASS && -n "${EXPECT_RE:-}" ]] && ! grep -Eq "$EXPECT_RE" "$raw/$name.txt"; then
         status=FAIL note="no line matching '$EXPECT_RE'; "
+    fi
+    if [[ $status == PASS && -n "${EXPECT_ERR_RE:-}" ]] && ! grep -Eq "$EXPECT_ERR_RE" "$raw/$name.err"; then
+        status=FAIL note="no stderr line matching '$EXPECT_ERR_RE'; "
     fi
     local why
     why=$(refusal "$raw/$name")
@@ -241,7 +245,9 @@ max_bytes = "8"
 max_us = 0.001
 EOF
 fi
-step locate/locate ncclbench locate - "$bin" locate -g 1 -T 30 --out "${work:-}/locate"
+# One GPU is one rank, which locate cannot judge: it must refuse cleanly (exit 2, one line).
+EXPECT_RC=2 EXPECT_ERR_RE='cannot be judged' step locate/locate ncclbench locate - \
+    "$bin" locate -g 1 -T 30 --out "${work:-}/locate"
 EXPECT_RC=1 EXPECT_RE='^ +locate ' step locate/accept ncclbench accept - \
     "$bin" accept --profile "${work:-}/smoke.toml" --locate -g 1 --out "${work:-}/accept"
 

@@ -245,7 +245,8 @@ fn an_output_file_that_cannot_be_created_stops_the_run_before_any_output() {
         let out = run_args(&format!(
             "all_reduce -b 1K -e 1K {flag} /nonexistent-dir/out.file"
         ));
-        assert_eq!(out.code, Some(1));
+        // Refused before the run: bad arguments, exit 2 (the exit table), not an I/O failure.
+        assert_eq!(out.code, Some(2));
         let err = &out.err;
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains("/nonexistent-dir/out.file"), "{err}");

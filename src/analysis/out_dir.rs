@@ -57,7 +57,11 @@ impl OutDir {
                     break;
                 }
             }
-            candidate = crate::bench::output::files::with_suffix(dir, &format!(".{n}"));
+            candidate = {
+                let mut s = dir.as_os_str().to_os_string();
+                s.push(format!(".{n}"));
+                PathBuf::from(s)
+            };
         }
         Ok(OutDir {
             dir: candidate,

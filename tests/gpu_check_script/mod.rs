@@ -123,6 +123,8 @@ fn the_check_interleaves_ncclbench_and_the_references_and_summarises() {
         .starts_with("4 type/op pairs NCCL refuses on one rank"));
     // accept --locate: its smoke profile fails on purpose, so exit 1 with locate's row passes.
     assert_eq!(c.named("locate/accept")[0].rc, "1");
+    // locate on one GPU refuses the one-rank job cleanly: exit 2, its reason on stderr.
+    assert_eq!(c.named("locate/locate")[0].rc, "2");
     assert!(c.raw_text("locate/accept.txt").contains("# accept: FAIL"));
 
     // The summary's ratio is the median of the rounds' ratios, each round's pair divided.
