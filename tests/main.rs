@@ -48,6 +48,7 @@ mod nccl_fake;
 mod nccl_lib_search;
 mod nccl_p2p_devices;
 mod nccl_real_lib;
+mod nccl_setup;
 mod nccl_tuning;
 mod output_rules;
 mod per_group;

@@ -177,6 +177,8 @@ fn nccl_backend(cfg: &RunConfig) -> Box<dyn Backend> {
         register: 0,
         collective: cfg.collective,
         verify: Verify::Host,
+        check: false,
+        timeout: None,
     };
     let probe = nccl::probe(&opts).unwrap_or_else(|e| panic!("probe the fake: {e}"));
     Box::new(

@@ -80,6 +80,7 @@ fn error_text(code: CuResult) -> Option<(&'static CStr, &'static CStr)> {
         ),
         218 => (c"CUDA_ERROR_INVALID_PTX", c"a PTX JIT compilation failed"),
         500 => (c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),
+        719 => (c"CUDA_ERROR_LAUNCH_FAILED", c"unspecified launch failure"),
         702 => (
             c"CUDA_ERROR_LAUNCH_TIMEOUT",
             c"the launch timed out and was terminated",

@@ -38,6 +38,7 @@
 //!
 //! A broken GPU node: `FAKE_CUDA_INIT_ERROR=CODE` makes `cuInit` return CODE (802 system not
 //! ready, 803/804 driver mismatch, 999, or 100 for no device; see [`cuda_api::init_error`]).
+//! A poisoned context: `FAKE_CUDA_STICKY_ERROR=N` ([`sticky`]).
 //!
 //! Strictness, since the double exists to catch ncclbench bugs: every buffer range must lie in
 //! one device allocation of the comm's device; a communication call outside a group from a
@@ -118,6 +119,7 @@ pub mod register;
 pub mod rendezvous;
 pub mod split;
 pub mod state;
+pub mod sticky;
 pub mod stream;
 pub mod trace;
 pub mod wire;

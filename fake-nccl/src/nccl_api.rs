@@ -113,6 +113,13 @@ fn lifecycle(
 #[no_mangle]
 pub extern "C" fn ncclCommFinalize(comm: *mut c_void) -> NcclResult {
     lifecycle("ncclCommFinalize", comm, |st, id| {
+        // Finalizing flushes work through CUDA calls that fail on a poisoned context.
+        if crate::sticky::poisoned().is_err() {
+            return nccl_err(
+                NCCL_UNHANDLED_CUDA_ERROR,
+                "Cuda failure 719 'unspecified launch failure' (poisoned context)",
+            );
+        }
         crate::engine::progress(st);
         st.comms.get_mut(&id).expect("resolved").finalized = true;
         Ok(())

@@ -138,6 +138,7 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(h: *mut c_void) -> CuResult {
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
     cu_guard(|| {
+        crate::sticky::on_query()?;
         let mut st = require_init()?;
         let id = stream_of_current(&st, h)?;
         if st.streams[&id].capture.is_some() {
@@ -163,6 +164,7 @@ pub unsafe extern "C" fn cuStreamQuery(h: *mut c_void) -> CuResult {
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(h: *mut c_void) -> CuResult {
     cu_guard(|| {
+        crate::sticky::poisoned()?;
         let start = Instant::now();
         loop {
             let mut st = require_init()?;

@@ -96,8 +96,9 @@ pub struct BackendInfo {
     pub nccl_library: Option<i32>,
     /// Bytes of memory a rank may allocate in total, when known (a hard limit: more is refused).
     pub memory_per_rank: Option<u64>,
-    /// The smallest total memory of the devices in the run, for nccl-tests' clamp of `-e`
-    /// ([`crate::bench::plan::clamp_max_bytes`]); `None` where buffers live in host memory.
+    /// The smallest share of device memory a rank has (a device's total memory over the local
+    /// ranks on it), for nccl-tests' clamp of `-e` ([`crate::bench::plan::clamp_max_bytes`]);
+    /// `None` where buffers live in host memory.
     pub device_memory: Option<u64>,
 }
 

@@ -49,6 +49,14 @@ impl CudaError {
             _ => None,
         }
     }
+
+    /// Whether the failure poisons the context: a kernel fault (illegal address, `__trap`'s
+    /// assert, illegal instruction, misaligned or out-of-space address, bad PC, launch failure,
+    /// hardware stack error) or a launch timeout, after which the driver fails every call on
+    /// that context with the same code until the process exits.
+    pub fn is_sticky(&self) -> bool {
+        matches!(self.code(), Some(700 | 702 | 710 | 714..=719))
+    }
 }
 
 impl fmt::Display for CudaError {

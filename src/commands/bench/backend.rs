@@ -188,6 +188,8 @@ fn probe_nccl(cfg: &RunConfig, join: &Join, lib: PathBuf) -> Result<nccl::Probe,
         register: cfg.local_register,
         collective: cfg.collective,
         verify: cfg.verify,
+        check: cfg.check > 0,
+        timeout: cfg.timeout,
     };
     nccl::probe(&opts)
 }

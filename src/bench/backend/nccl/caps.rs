@@ -186,6 +186,8 @@ mod tests {
             register: 0,
             collective,
             verify: crate::config::Verify::Auto,
+            check: true,
+            timeout: None,
         }
     }
 

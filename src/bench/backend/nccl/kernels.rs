@@ -53,11 +53,16 @@ impl RankKernels {
     }
 }
 
-/// Loads the verification kernels into every rank's context as `mode` asks; the header line
-/// names where verification runs and, when `auto` fell back to the host, why.
-pub(super) fn load_all(ranks: &mut [Rank], mode: Verify) -> Result<String, Error> {
+/// Loads the verification kernels into every rank's context as `mode` asks, and only when
+/// `check` (`-c` > 0) will use them: the JIT and the counters cost time and device memory a run
+/// that checks nothing has no use for. The header line names where verification runs and,
+/// when `auto` fell back to the host, why.
+pub(super) fn load_all(ranks: &mut [Rank], mode: Verify, check: bool) -> Result<String, Error> {
     if mode == Verify::Host {
         return Ok("# verify: host (--verify host)".into());
+    }
+    if !check {
+        return Ok("# verify: none (-c 0: the device kernels are not loaded)".into());
     }
     let mut loaded = Vec::with_capacity(ranks.len());
     for r in ranks.iter() {

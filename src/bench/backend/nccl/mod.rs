@@ -76,6 +76,9 @@ pub struct NcclBackend {
     launch_args: Vec<launch::Args>,
     /// Which local streams a wait found idle, rebuilt in place by the next wait.
     wait_done: Vec<bool>,
+    /// Ranks sharing a GPU without `-T`: the limit every wait gets (NCCL's shared-GPU mode can
+    /// lock up, and a hang must end in a message, not a stuck job).
+    shared_gpu_wait: Option<Duration>,
     /// Set once the communicators were aborted (after a timeout or an async error).
     aborted: bool,
     closed: bool,
@@ -106,6 +109,7 @@ impl NcclBackend {
             gates: gate::Gates::default(),
             launch_args: Vec::new(),
             wait_done: Vec::new(),
+            shared_gpu_wait: None,
             aborted: false,
             closed: false,
         }

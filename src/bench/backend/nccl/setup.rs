@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::bench::backend::{BackendInfo, DeviceInfo};
 use crate::bench::cuda::{Context, Driver, Stream};
@@ -24,6 +25,18 @@ use super::error::{cuda_err, nccl_err};
 use super::memory::{self, MemoryUse};
 use super::{NcclBackend, Rank};
 use crate::core::host::gethostname_short;
+
+/// The wait limit of ranks that share a GPU when `-T` sets none: NCCL 2.30's shared-GPU mode
+/// is experimental and can lock up, and a benchmark that hangs says nothing. Long enough for
+/// any timed loop of the default sizes on a shared GPU. (`NCCLBENCH_TEST_SHARED_GPU_WAIT_S`
+/// shortens it in test builds.)
+pub const SHARED_GPU_WAIT: Duration = Duration::from_secs(300);
+
+fn shared_gpu_wait() -> Duration {
+    crate::core::test_hooks::var("NCCLBENCH_TEST_SHARED_GPU_WAIT_S")
+        .and_then(|v| v.trim().parse().ok())
+        .map_or(SHARED_GPU_WAIT, Duration::from_secs)
+}
 
 /// What the NCCL backend needs from the run configuration and the bootstrap.
 #[derive(Debug, Clone)]
@@ -54,6 +67,12 @@ pub struct NcclOptions {
     pub collective: Collective,
     /// `--verify`: where `-c` fills and checks buffers.
     pub verify: Verify,
+    /// `-T`: the limit of each wait, `None` for none (ranks sharing a GPU then get
+    /// [`SHARED_GPU_WAIT`]).
+    pub timeout: Option<Duration>,
+    /// `-c` > 0: whether anything is checked at all (without, no verification kernel is
+    /// loaded and no counter allocated).
+    pub check: bool,
 }
 
 /// The backend up to its communicators: library loaded, devices chosen, contexts retained,
@@ -69,6 +88,7 @@ pub struct Probe {
     caps: Caps,
     before_init: std::collections::BTreeMap<usize, u64>,
     info: BackendInfo,
+    shared_gpu_wait: Option<Duration>,
 }
 
 /// Loads libnccl and the driver and reads this process's devices (no communicator yet).
@@ -106,9 +126,14 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
     if opts.device_timer {
         super::gate::check_support(&driver, &contexts)?;
     }
+    // Ranks sharing a GPU share its memory: the clamp of -e sees each device's total divided
+    // by the local ranks on it, the tightest device deciding.
     let device_memory = contexts
-        .values()
-        .map(|c| c.device().total_memory().map(|m| m as u64))
+        .iter()
+        .map(|(d, c)| {
+            let ranks = ordinals.iter().filter(|&o| o == d).count().max(1) as u64;
+            c.device().total_memory().map(|m| m as u64 / ranks)
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(cuda_err)?
         .into_iter()
@@ -121,7 +146,16 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
         crate::bench::cuda::format_version(driver_version)
     )];
     header_lines.append(&mut caps.notes(opts));
+    // A note means ranks share (or, across processes, may share) a GPU in NCCL's mode for it.
+    let shared_gpu_wait = (sharing.note.is_some() && opts.timeout.is_none()).then(shared_gpu_wait);
     header_lines.extend(sharing.note);
+    if let Some(limit) = shared_gpu_wait {
+        header_lines.push(format!(
+            "# ranks share a GPU: each wait times out after {} s (-T sets another limit), since \
+             NCCL's shared-GPU mode is experimental and can lock up",
+            limit.as_secs()
+        ));
+    }
     let info = BackendInfo {
         name: crate::result::BackendKind::Nccl,
         nranks: opts.nranks,
@@ -142,6 +176,7 @@ pub fn probe(opts: &NcclOptions) -> Result<Probe, Error> {
         caps,
         before_init,
         info,
+        shared_gpu_wait,
     })
 }
 
@@ -184,6 +219,7 @@ impl Probe {
             caps,
             before_init,
             info,
+            shared_gpu_wait,
         } = self;
         let id = unique_id(&nccl)?;
         let mut ranks = Vec::with_capacity(opts.local_ranks);
@@ -206,13 +242,12 @@ impl Probe {
                 kernels: None,
             });
         }
-        let mut info = info;
-        info.header_lines
-            .push(super::kernels::load_all(&mut ranks, opts.verify)?);
         init_comms(&nccl, &caps, &opts, &id, &mut ranks)?;
+        // -M 1's initialization figure is NCCL's: taken before the verification kernels load
+        // (their module and counters count with the run's own allocations).
         let after_init = memory::free_by_device(&contexts)?;
         let devices = describe(&driver, &ranks, opts.group)?;
-        Ok(NcclBackend::new(
+        let mut backend = NcclBackend::new(
             nccl,
             info,
             devices,
@@ -224,7 +259,13 @@ impl Probe {
                 after_alloc: after_init.clone(),
                 after_init,
             },
-        ))
+        );
+        backend.shared_gpu_wait = shared_gpu_wait;
+        // Loaded into the backend, so a refusal (--verify device) still tears the
+        // communicators down in order.
+        let verify = super::kernels::load_all(&mut backend.ranks, opts.verify, opts.check)?;
+        backend.info.header_lines.push(verify);
+        Ok(backend)
     }
 }
 

@@ -1,5 +1,6 @@
 //! Tearing the NCCL backend down in nccl-tests' order: deregister the buffers, finalize and
-//! destroy the communicators, and only then free the buffers. NCCL may use a communicator's
+//! destroy the communicators, and only then free the buffers; on a context poisoned by a
+//! sticky CUDA error (a kernel fault) the communicators are aborted instead. NCCL may use a communicator's
 //! buffers (registrations, graph-registered memory) until the communicator is gone, so
 //! freeing them first could leave it to deregister or touch freed memory at destroy.
 
@@ -15,6 +16,11 @@ impl NcclBackend {
             return Ok(());
         }
         self.closed = true;
+        if !self.aborted && self.poisoned() {
+            // Finalizing flushes NCCL's work through CUDA calls that fail (or hang) on a
+            // poisoned context; only an abort tears the communicators down cleanly.
+            self.abort();
+        }
         self.gates.free();
         self.events.clear();
         self.graphs.clear();
@@ -33,6 +39,14 @@ impl NcclBackend {
             r.recv = None;
         }
         result
+    }
+
+    /// Whether a local rank's context holds a sticky CUDA error (a kernel fault), whichever
+    /// call met it first.
+    fn poisoned(&self) -> bool {
+        self.ranks
+            .iter()
+            .any(|r| r.stream.is_complete().is_err_and(|e| e.is_sticky()))
     }
 
     /// `ncclCommFinalize` (where the library has it) and `ncclCommDestroy` of every live
