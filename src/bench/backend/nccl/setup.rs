@@ -68,7 +68,7 @@ pub struct NcclOptions {
     /// `--verify`: where `-c` fills and checks buffers.
     pub verify: Verify,
     /// `-T`: the limit of each wait, `None` for none (ranks sharing a GPU then get
-    /// [`SHARED_GPU_WAIT`]).
+    /// `SHARED_GPU_WAIT`).
     pub timeout: Option<Duration>,
     /// `-c` > 0: whether anything is checked at all (without, no verification kernel is
     /// loaded and no counter allocated).
