@@ -1,8 +1,9 @@
 //! The integration tests as one test binary, so the library and its dependencies link once
 //! instead of once per test file. Each module is one test file, its tests named under its path
 //! (`accept_cli::...`): `cargo test --test integration -- accept_cli::` runs one file's tests.
-//! `mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_json_format`, `mpi_locate`, `mpi_nccl`,
-//! `mpi_plan` and `mpi_run` exist only with the `mpi` feature (`#![cfg]` inside each).
+//! The `mpi_*` modules (`mpi_accept`, `mpi_alltoallv`, `mpi_groups`, `mpi_guard`,
+//! `mpi_json_format`, `mpi_locate`, `mpi_nccl`, `mpi_plan`, `mpi_register`, `mpi_run`,
+//! `mpi_view`) exist only with the `mpi` feature (`#![cfg]` inside each).
 
 mod support;
 
@@ -38,12 +39,14 @@ mod memory_report;
 mod mpi_accept;
 mod mpi_alltoallv;
 mod mpi_groups;
+mod mpi_guard;
 mod mpi_json_format;
 mod mpi_locate;
 mod mpi_nccl;
 mod mpi_plan;
 mod mpi_register;
 mod mpi_run;
+mod mpi_view;
 mod nccl_fake;
 mod nccl_lib_search;
 mod nccl_p2p_devices;

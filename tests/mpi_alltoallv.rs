@@ -3,15 +3,16 @@
 //! reason where mpirun is absent, except on CI (CI=true), where that fails.
 #![cfg(feature = "mpi")]
 
-use crate::support::mpi::{have_mpirun, mpirun};
+use crate::support::mpi::{have_mpirun, job};
 
 fn verified(np: usize, env: &[(&str, &str)], args: &str) -> String {
-    let mut c = mpirun(np, env);
-    c.arg("alltoallv").args(args.split_whitespace());
-    c.args(["--backend", "mpi", "-d", "all", "-c", "1"]);
-    let o = c.output().unwrap();
-    let t = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "np {np} {env:?} {args}: {t}");
+    let j = job(
+        np,
+        env,
+        &format!("alltoallv {args} --backend mpi -d all -c 1"),
+    );
+    let t = j.text;
+    assert_eq!(j.code, Some(0), "np {np} {env:?} {args}: {t}");
     assert!(t.contains("# Out of bounds values : 0 OK"), "{t}");
     let rows: Vec<&str> = t
         .lines()
@@ -55,14 +56,16 @@ fn a_matrix_refusal_is_one_line_and_exit_2_on_every_process() {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("m.txt");
     std::fs::write(&m, "0 16\n16 x\n").unwrap();
-    let mut c = mpirun(
+    let m = m.to_str().unwrap();
+    let j = job(
         2,
-        &[("NCCL_TESTS_ALLTOALLV_MATRIX_FILE", m.to_str().unwrap())],
+        &[("NCCL_TESTS_ALLTOALLV_MATRIX_FILE", m)],
+        "alltoallv --backend mpi -b 1K -e 1K",
     );
-    c.args(["alltoallv", "--backend", "mpi", "-b", "1K", "-e", "1K"]);
-    let o = c.output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = &j.text;
+    assert_eq!(j.code, Some(2), "{err}");
+    // Every process fails alike: the line once, from rank 0.
+    assert_eq!(err.matches("\"x\" is not a number").count(), 1, "{err}");
     assert!(
         err.contains("\"x\" is not a number") && !err.contains("panicked"),
         "{err}"

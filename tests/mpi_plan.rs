@@ -10,64 +10,30 @@
 //! desynchronise the job's collectives exactly as they would on GPUs.
 #![cfg(feature = "mpi")]
 
-use crate::support::fake_nccl::fake_lib_dir;
-use crate::support::mpi::have_mpirun;
-use std::path::Path;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use crate::support::mpi::{have_mpirun, nccl_job_per_rank, Job, Rank};
+use std::time::Duration;
 
 const GIB: u64 = 1 << 30;
 
-/// Per world rank: the fake's environment and extra arguments.
+/// Per world rank: the fake's device memory and compute capability, and extra arguments.
 struct Node {
     mem_gib: &'static str,
     cc: &'static str,
     extra: &'static str,
 }
 
-/// A wrapper that gives each world rank its node's environment (Open MPI's
-/// `OMPI_COMM_WORLD_RANK`), loads the fake, and runs ncclbench with the common arguments and
-/// the rank's extra ones (a later flag overrides an earlier one).
-fn wrapper(dir: &Path, nodes: &[Node]) -> std::path::PathBuf {
-    let lib = fake_lib_dir();
-    let mut s = String::from("#!/bin/sh\ncase \"$OMPI_COMM_WORLD_RANK\" in\n");
-    for (r, n) in nodes.iter().enumerate() {
-        s += &format!(
-            "{r}) export FAKE_CUDA_MEM_GIB={} FAKE_CUDA_CC={}; set -- \"$@\" {} ;;\n",
-            n.mem_gib, n.cc, n.extra
-        );
-    }
-    s += &format!(
-        "esac\nexport LD_LIBRARY_PATH={lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n\
-         export NCCLBENCH_NCCL_LIB={lib}/libnccl.so.2 FAKE_CUDA_DEVICES=8\nexec {} \"$@\"\n",
-        crate::support::bin::EXE,
-        lib = lib.display(),
-    );
-    let path = dir.join("node.sh");
-    std::fs::write(&path, s).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
-
-/// The job's output and how long it ran (from its launch, once its turn came).
-fn mpirun(nodes: &[Node], args: &str) -> (Output, Duration) {
-    let dir = tempfile::tempdir().unwrap();
-    let script = wrapper(dir.path(), nodes);
-    let _turn = crate::support::mpi::shared_turn();
-    let started = Instant::now();
-    let o = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np"])
-        .arg(nodes.len().to_string())
-        .arg(&script)
-        .args(args.split_whitespace())
-        .output()
-        .unwrap();
-    (o, started.elapsed())
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
+/// The job on `nodes` (each rank's fake given its node's memory and capability).
+fn mpirun(nodes: &[Node], args: &str) -> Job {
+    let envs: Vec<[(&str, &str); 2]> = nodes
+        .iter()
+        .map(|n| [("FAKE_CUDA_MEM_GIB", n.mem_gib), ("FAKE_CUDA_CC", n.cc)])
+        .collect();
+    let ranks: Vec<Rank> = nodes
+        .iter()
+        .zip(&envs)
+        .map(|(n, env)| Rank { env, args: n.extra })
+        .collect();
+    nccl_job_per_rank(&ranks, args)
 }
 
 /// The fake's device memory for `FAKE_CUDA_MEM_GIB=gib` (it truncates the same way).
@@ -93,12 +59,12 @@ fn nodes_with_different_memory_and_compute_capability_run_one_plan() {
             extra: "",
         },
     ];
-    let (o, _) = mpirun(
+    let j = mpirun(
         &nodes,
         "all_reduce -b 256K -e 64M -f 4 -d all -c 1 -n 1 -w 1 -T 30",
     );
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{t}");
+    let t = &j.text;
+    assert_eq!(j.code, Some(0), "{t}");
     // The clamp is the job's smallest device (rank 1's), printed by rank 0.
     let max = ncclbench::bench::plan::clamp_max_bytes(64 << 20, fake_mem(2.003), true).unwrap();
     assert!(
@@ -142,23 +108,25 @@ fn processes_whose_plans_differ_stop_with_one_error_before_any_collective() {
             extra: "-e 4M",
         },
     ];
-    let (o, took) = mpirun(&nodes, "all_reduce -b 1M -e 16M -f 2 -c 1 -n 1 -w 1 -T 30");
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{t}");
+    let j = mpirun(&nodes, "all_reduce -b 1M -e 16M -f 2 -c 1 -n 1 -w 1 -T 30");
+    let t = &j.text;
+    assert_eq!(j.code, Some(2), "{t}");
     assert!(
-        took < Duration::from_secs(25),
+        j.took < Duration::from_secs(25),
         "it must not wait for the -T deadline: {t}"
     );
     assert!(t.contains("built different plans"), "{t}");
+    let host = ncclbench::core::host::gethostname_short();
     assert!(
-        t.contains(
-            "sizes: process 0 has 5 sizes 1048576..16777216 B, process 1 has 3 sizes \
-             1048576..4194304 B"
-        ),
+        t.contains(&format!(
+            "sizes: process 0 ({host}) has 5 sizes 1048576..16777216 B, process 1 ({host}) \
+             has 3 sizes 1048576..4194304 B"
+        )),
         "{t}"
     );
-    // Nothing was measured: no data row.
-    let out = String::from_utf8_lossy(&o.stdout);
+    // Said once, by rank 0; nothing was measured: no data row.
+    assert_eq!(t.matches("ncclbench: ").count(), 1, "{t}");
+    let out = &j.stdout;
     assert!(
         !out.lines().any(|l| l.trim_start().starts_with("1048576")),
         "{t}"

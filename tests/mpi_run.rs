@@ -4,22 +4,8 @@
 //! a printed reason where mpirun is absent, except on CI (CI=true), where that fails.
 #![cfg(feature = "mpi")]
 
-use crate::support::mpi::have_mpirun;
-use std::process::Output;
-use std::time::{Duration, Instant};
-
-/// `mpirun -np N ncclbench ARGS` with `env` exported to every rank.
-fn mpirun(np: usize, env: &[(&str, &str)], args: &str) -> (Output, Duration) {
-    let mut c = crate::support::mpi::mpirun(np, env);
-    c.args(args.split_whitespace());
-    let t = Instant::now();
-    let out = c.output().unwrap();
-    (out, t.elapsed())
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
-}
+use crate::support::mpi::{have_mpirun, job};
+use std::time::Duration;
 
 const ALL: [&str; 10] = [
     "all_reduce",
@@ -41,13 +27,13 @@ fn every_collective_type_and_op_verifies_on_2_and_4_processes() {
     }
     for np in [2, 4] {
         for coll in ALL {
-            let (o, _) = mpirun(
+            let j = job(
                 np,
                 &[],
                 &format!("{coll} --backend mpi -c 1 -d all -o all -r 1 -b 8 -e 96 -f 12 -n 2 -w 1"),
             );
-            let t = text(&o);
-            assert_eq!(o.status.code(), Some(0), "np {np} {coll}: {t}");
+            let t = &j.text;
+            assert_eq!(j.code, Some(0), "np {np} {coll}: {t}");
             assert!(t.contains("# Out of bounds values : 0 OK"), "{t}");
             assert_eq!(t.matches("Collective test starting").count(), 1, "{t}");
             assert_eq!(t.matches("mpi-process").count(), np, "device lines: {t}");
@@ -62,7 +48,7 @@ fn split_groups_each_run_their_own_communicator() {
     }
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("s.csv");
-    let (o, _) = mpirun(
+    let j = job(
         4,
         &[("NCCL_TESTS_SPLIT_MASK", "1")],
         &format!(
@@ -70,8 +56,8 @@ fn split_groups_each_run_their_own_communicator() {
             csv.display()
         ),
     );
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{t}");
+    let t = &j.text;
+    assert_eq!(j.code, Some(0), "{t}");
     for line in ["Rank  0 Group  0", "Rank  0 Group  1", "Rank  1 Group  1"] {
         assert!(t.contains(line), "{line}: {t}");
     }
@@ -85,7 +71,7 @@ fn a_stalled_rank_is_named_and_every_rank_exits_4_in_time() {
     if !have_mpirun() {
         return;
     }
-    let (o, took) = mpirun(
+    let j = job(
         4,
         &[
             ("NCCLBENCH_TEST_STALL_RANK", "2"),
@@ -93,9 +79,13 @@ fn a_stalled_rank_is_named_and_every_rank_exits_4_in_time() {
         ],
         "all_reduce --backend mpi -c 1 -b 8 -e 1K -T 3",
     );
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(4), "{t}");
-    assert!(took < Duration::from_secs(3 + 10 + 5), "took {took:?}");
+    let t = &j.text;
+    assert_eq!(j.code, Some(4), "{t}");
+    assert!(
+        j.took < Duration::from_secs(3 + 10 + 5),
+        "took {:?}",
+        j.took
+    );
     assert!(t.contains("# Hang diagnosis (-T 3 s)"), "{t}");
     assert!(
         t.contains("# Verdict: rank 2 is behind at op 30 (culprit)"),
@@ -111,7 +101,7 @@ fn a_killed_rank_stops_the_others_and_completed_rows_stay_on_disk() {
     }
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("k.csv");
-    let (o, took) = mpirun(
+    let j = job(
         2,
         &[
             ("NCCLBENCH_TEST_DIE_RANK", "1"),
@@ -122,9 +112,13 @@ fn a_killed_rank_stops_the_others_and_completed_rows_stay_on_disk() {
             csv.display()
         ),
     );
-    let t = text(&o);
-    assert_ne!(o.status.code(), Some(0), "{t}");
-    assert!(took < Duration::from_secs(5 + 10 + 5), "took {took:?}");
+    let t = &j.text;
+    assert_ne!(j.code, Some(0), "{t}");
+    assert!(
+        j.took < Duration::from_secs(5 + 10 + 5),
+        "took {:?}",
+        j.took
+    );
     let rows = std::fs::read_to_string(&csv).unwrap();
     let n = rows.lines().count();
     assert!(n > 2, "some rows completed before op 200: {rows}");

@@ -29,6 +29,11 @@ pub trait Bootstrap {
     fn min_u64s(&mut self, local: &[u64]) -> Result<Vec<u64>, Error>;
     /// Every process's lines, in rank order, on the root (others get an empty list).
     fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error>;
+    /// The job stops with `status` on a failure every process agreed on, which the root
+    /// reports: from here a closed connection is no sign of a dead process, and a process
+    /// other than the root ends quietly (an MPI job's never returns; a stand-in may, and its
+    /// caller then returns its error).
+    fn end(&mut self, _status: u8) {}
     /// True on the process that prints and writes files.
     fn is_root(&self) -> bool {
         self.world_rank() == 0

@@ -3,49 +3,67 @@
 //! forever in the first collective one of them skips; instead each process describes its plan
 //! in named parts (a short summary and an FNV-1a digest of the whole part), rank 0 gathers and
 //! compares them, and every process stops with exit status 2 before any collective, rank 0
-//! naming the processes and the parts that differ. A single process skips it.
+//! naming the processes (and their hosts) and the parts that differ, the others quietly. The
+//! parts are everything that decides the collective calls: the collective, sizes, types,
+//! iterations, `-z`, `--timer`, `--verify`, `-u`, `-x`, `-R`, `-T` (the hang-diagnosis
+//! channel is opened collectively), the backend, the `NCCL_TESTS_*` variables and alltoallv's
+//! traffic ([`super::env`]). A malformed split variable is refused here too, once. A single
+//! process only checks its split variables.
 
 use super::Plan;
 use crate::bench::job::bootstrap::Bootstrap;
-use crate::config::{RunConfig, TimeReduce};
+use crate::config::{RunConfig, TimeReduce, Timer, Verify};
 use crate::core::error::Error;
-use crate::result::Placement;
+use crate::result::{BackendKind, Placement};
 use std::collections::BTreeMap;
 
 /// The part name of a process that could not build a plan.
 const NO_PLAN: &str = "no plan";
 
 /// Checks through `boot` that every process built the same plan (or failed the same way);
-/// collective. `outcome` is this process's plan or the error that stopped it.
+/// collective. `outcome` is this process's plan or the error that stopped it; `backend` the
+/// backend it opened.
 pub fn check(
     boot: &mut dyn Bootstrap,
     cfg: &RunConfig,
+    backend: BackendKind,
     outcome: Result<&Plan, &Error>,
 ) -> Result<(), Error> {
+    let split = super::env::check_split();
     if boot.world_size() == 1 {
-        return Ok(());
+        return split;
     }
     let rank = boot.world_rank();
-    let lines: Vec<String> = match outcome {
-        Ok(plan) => parts(plan, cfg)
+    let host = one_line(&crate::core::host::short_hostname());
+    // This process's failure: its split variables first (they are the job's), then its plan.
+    let failure = match (&split, outcome) {
+        (Err(e), _) | (_, Err(e)) => Some((e.exit_code(), one_line(&e.to_string()))),
+        _ => None,
+    };
+    let lines: Vec<String> = match (&failure, outcome) {
+        (None, Ok(plan)) => parts(plan, cfg, backend)
             .into_iter()
-            .map(|(name, summary, digest)| format!("{rank}\t{name}\t{summary}\t{digest:016x}"))
+            .map(|(name, summary, digest)| {
+                format!("{rank}\t{host}\t{name}\t{summary}\t{digest:016x}")
+            })
             .collect(),
-        Err(e) => vec![format!(
-            "{rank}\t{NO_PLAN}\t{}\t-",
-            one_line(&e.to_string())
+        (f, _) => vec![format!(
+            "{rank}\t{host}\t{NO_PLAN}\t{}\t-",
+            f.as_ref().map_or("", |(_, e)| e.as_str())
         )],
     };
     let all = boot.gather_lines(&lines)?;
     let found = if boot.is_root() { verdict(&all) } else { None };
     if boot.max_u64(u64::from(found.is_some()))? == 0 {
+        // Every process failed alike (or none did): the one line a single process prints,
+        // by rank 0 alone.
+        if let Some((code, _)) = failure {
+            boot.end(code);
+            split?;
+        }
         return Ok(());
     }
-    if !boot.is_root() {
-        // Process 0 names the differences; leaving at once could have the launcher kill it
-        // (or its hang watch report this process as dead) before its line is out.
-        std::thread::sleep(crate::bench::job::launcher::OTHER_RANKS_WAIT);
-    }
+    boot.end(crate::core::error::exit::USAGE);
     Err(Error::usage(found.unwrap_or_else(|| {
         format!(
             "process {rank}: the processes of this job built different plans (process 0 names \
@@ -55,7 +73,11 @@ pub fn check(
 }
 
 /// The named parts of `plan` that must be equal on every process: (name, summary, digest).
-pub(super) fn parts(plan: &Plan, cfg: &RunConfig) -> Vec<(&'static str, String, u64)> {
+pub(super) fn parts(
+    plan: &Plan,
+    cfg: &RunConfig,
+    backend: BackendKind,
+) -> Vec<(&'static str, String, u64)> {
     let placements: Vec<&str> = Placement::BOTH.iter().map(|p| p.name()).collect();
     let sweeps: Vec<String> = plan
         .sweeps
@@ -120,6 +142,33 @@ pub(super) fn parts(plan: &Plan, cfg: &RunConfig) -> Vec<(&'static str, String, 
         if cfg.per_group { " --per-group" } else { "" }
     ));
     out.push(("reductions and registration", s, d));
+    let (s, d) = whole(format!(
+        "-z {} --timer {} --verify {} -T {}",
+        cfg.blocking,
+        match cfg.timer {
+            Timer::Host => "host",
+            Timer::Device => "device",
+        },
+        match cfg.verify {
+            Verify::Auto => "auto",
+            Verify::Device => "device",
+            Verify::Host => "host",
+        },
+        cfg.timeout
+            .map_or("off".into(), |t| t.as_secs().to_string()),
+    ));
+    out.push(("blocking, timing and checking", s, d));
+    let cta = cfg.cta_policy.map_or("default".into(), |x| x.to_string());
+    let (s, d) = whole(format!("-u {} -x {cta}", cfg.unalign));
+    out.push(("buffers and communicator", s, d));
+    let (s, d) = whole(backend.to_string());
+    out.push(("backend", s, d));
+    for (name, value) in super::env::compared() {
+        let (s, d) = whole(value);
+        out.push((name, s, d));
+    }
+    let (s, d) = super::env::traffic(&plan.traffic);
+    out.push(("alltoallv traffic", s, d));
     out
 }
 
@@ -141,33 +190,40 @@ fn digest_sizes(sizes: &[u64]) -> u64 {
 }
 
 /// FNV-1a, 64 bits: the same on every build and machine (the std hasher is not).
-fn digest(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+pub(super) fn digest(text: &str) -> u64 {
+    digest_more(0xcbf2_9ce4_8422_2325, text.as_bytes())
+}
+
+/// [`digest`] continued over `bytes`.
+pub(super) fn digest_more(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 fn one_line(text: &str) -> String {
     text.replace(['\t', '\n'], " ")
 }
 
-/// Rank 0's error for the gathered `rank\tpart\tsummary\tdigest` lines, or `None` when every
-/// process has the same parts.
+/// Rank 0's error for the gathered `rank\thost\tpart\tsummary\tdigest` lines, or `None`
+/// when every process has the same parts.
 pub(super) fn verdict(lines: &[String]) -> Option<String> {
     // part -> (digest -> (summary, ranks)), parts in the order they first appear.
     let mut order: Vec<String> = Vec::new();
     let mut seen: BTreeMap<String, BTreeMap<String, (String, Vec<usize>)>> = BTreeMap::new();
     let mut failed: Vec<(usize, String)> = Vec::new();
     let mut ranks = std::collections::BTreeSet::new();
+    let mut hosts: BTreeMap<usize, String> = BTreeMap::new();
     for l in lines {
-        let f: Vec<&str> = l.splitn(4, '\t').collect();
-        let [rank, part, summary, digest] = f[..] else {
+        let f: Vec<&str> = l.splitn(5, '\t').collect();
+        let [rank, host, part, summary, digest] = f[..] else {
             continue;
         };
         let Ok(rank) = rank.parse::<usize>() else {
             continue;
         };
         ranks.insert(rank);
+        hosts.insert(rank, host.to_string());
         if part == NO_PLAN {
             failed.push((rank, summary.to_string()));
             continue;
@@ -185,7 +241,7 @@ pub(super) fn verdict(lines: &[String]) -> Option<String> {
     let mut what = Vec::new();
     if !failed.is_empty() && failed.len() < ranks.len() {
         for (r, e) in &failed {
-            what.push(format!("process {r} could not build one ({e})"));
+            what.push(format!("{} could not build one ({e})", who(&[*r], &hosts)));
         }
     } else if !failed.is_empty() {
         // Every process failed: with one message each reports it itself.
@@ -196,7 +252,7 @@ pub(super) fn verdict(lines: &[String]) -> Option<String> {
         what.extend(
             failed
                 .iter()
-                .map(|(r, e)| format!("process {r} could not build one ({e})")),
+                .map(|(r, e)| format!("{} could not build one ({e})", who(&[*r], &hosts))),
         );
     }
     for part in &order {
@@ -223,7 +279,7 @@ pub(super) fn verdict(lines: &[String]) -> Option<String> {
         listed.sort_by_key(|(rs, _)| rs.first().copied());
         let text: Vec<String> = listed
             .iter()
-            .map(|(rs, s)| format!("{} {s}", label(rs)))
+            .map(|(rs, s)| format!("{} {s}", label(rs, &hosts)))
             .collect();
         what.push(format!("{part}: {}", text.join(", ")));
     }
@@ -236,28 +292,27 @@ pub(super) fn verdict(lines: &[String]) -> Option<String> {
     })
 }
 
-/// `process 3 has` or `processes 0-2,5 have` (ranks ascending).
-fn label(ranks: &[usize]) -> String {
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    for &r in ranks {
-        match spans.last_mut() {
-            Some((_, hi)) if *hi + 1 == r => *hi = r,
-            _ => spans.push((r, r)),
+/// `process 3 (hostB) has` or `processes 0-2,5 (hostA, hostB) have` (ranks ascending).
+fn label(ranks: &[usize], hosts: &BTreeMap<usize, String>) -> String {
+    let verb = if ranks.len() == 1 { "has" } else { "have" };
+    format!("{} {verb}", who(ranks, hosts))
+}
+
+/// `process 3 (hostB)` or `processes 0-2,5 (hostA, hostB)`, at most four hosts named.
+fn who(ranks: &[usize], hosts: &BTreeMap<usize, String>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for r in ranks {
+        if let Some(h) = hosts.get(r).filter(|h| !names.contains(&h.as_str())) {
+            names.push(h);
         }
     }
-    let text: Vec<String> = spans
-        .iter()
-        .map(|&(a, b)| {
-            if a == b {
-                a.to_string()
-            } else {
-                format!("{a}-{b}")
-            }
-        })
-        .collect();
-    if ranks.len() == 1 {
-        format!("process {} has", text[0])
-    } else {
-        format!("processes {} have", text.join(","))
+    let mut on = names.iter().take(4).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > 4 {
+        on += &format!(" and {} more hosts", names.len() - 4);
+    }
+    let spans = crate::bench::job::failure::spans(ranks);
+    match ranks.len() {
+        1 => format!("process {spans} ({on})"),
+        _ => format!("processes {spans} ({on})"),
     }
 }

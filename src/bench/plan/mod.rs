@@ -4,6 +4,7 @@
 //! from the job's machine facts ([`facts`]) and checked to be every process's ([`guard`])
 //! before any collective.
 
+pub mod env;
 pub mod facts;
 pub mod guard;
 
@@ -60,7 +61,7 @@ pub fn build_for_job(
 ) -> Result<(Plan, Vec<(DataType, RedOp)>), Error> {
     let job = facts::agree(info, supports, boot)?;
     let built = build(cfg, &job.info, |d, o| job.supports(d, o));
-    guard::check(boot, cfg, built.as_ref().map(|(p, _)| p))?;
+    guard::check(boot, cfg, job.info.name, built.as_ref().map(|(p, _)| p))?;
     built
 }
 

@@ -227,6 +227,13 @@ impl Runner<'_> {
             return Ok(None);
         };
         let end = self.backend.record_event()?;
+        // Across processes the gates open together, after every process has enqueued: a
+        // gate opened alone would start this process's window while its peers still enqueue,
+        // and its time would include that wait (the host timer's start is aligned by the
+        // barrier before it the same way).
+        if self.boot.world_size() > 1 {
+            self.boot.barrier()?;
+        }
         if !self.backend.release()? && !self.hold_expired_noted {
             self.hold_expired_noted = true;
             self.sinks.notice(&format!(

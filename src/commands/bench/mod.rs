@@ -9,6 +9,7 @@ mod meta;
 mod sinks;
 
 use crate::bench::environment;
+use crate::bench::job::failure::agree;
 use crate::bench::job::join::Join;
 use crate::bench::output::redact::{redact_meta, Redacting};
 use crate::bench::output::{Sink, Sinks};
@@ -72,24 +73,14 @@ pub fn run_joined(
     outputs: &Outputs,
     mut tuning: Option<crate::bench::tuning::Session>,
 ) -> Result<Finished, Error> {
-    let min_bw = min_bw_threshold()?;
-    let configured = alltoallv::configure(cfg)?;
-    let cfg = &*configured;
-    let opened = open_backend(cfg, join);
     let mut boot = join.bootstrap();
-    // A process that cannot open its backend (fewer GPUs than -g asks, no library) stops
-    // every process with its status before any collective, instead of leaving the others
-    // waiting in the plan's reduction until -T.
-    let status = opened
-        .as_ref()
-        .err()
-        .map_or(0, |e| u64::from(e.exit_code()));
-    let agreed = boot.max_u64(status)?;
-    let (opened, choice_notes) = match opened {
-        Err(e) => return Err(e),
-        Ok(_) if agreed > 0 => return Err(another_process_failed(agreed)),
-        Ok(o) => o,
-    };
+    // A process that cannot set up (a malformed NCCL_TESTS_* variable, fewer GPUs than -g
+    // asks, no library) stops every process with its status before any collective, rank 0
+    // naming it once, instead of leaving the others waiting in the plan's reduction.
+    let setup = min_bw_threshold().and_then(|m| Ok((m, alltoallv::configure(cfg)?)));
+    let (min_bw, configured) = agree(boot.as_mut(), setup)?;
+    let cfg = &*configured;
+    let (opened, choice_notes) = agree(boot.as_mut(), open_backend(cfg, join))?;
     let info = opened.info().clone();
     // One plan for the whole job, agreed before any process creates a communicator.
     let (plan, skipped) =
@@ -197,19 +188,4 @@ pub fn run_joined(
         backend: info.name,
         nranks: info.nranks,
     })
-}
-
-/// The error of a process whose backend opened while another's did not: the same exit
-/// status, its own message printed by the process that failed.
-fn another_process_failed(status: u64) -> Error {
-    let why = format!(
-        "{}: another process of the job could not open its backend (exit {status}; its \
-         message says why)",
-        crate::core::host::gethostname_short()
-    );
-    match u8::try_from(status).unwrap_or(crate::core::error::exit::FAILURE) {
-        crate::core::error::exit::DEVICES => Error::NotEnoughDevices(why),
-        crate::core::error::exit::USAGE => Error::Usage(why),
-        _ => Error::Backend(why),
-    }
 }

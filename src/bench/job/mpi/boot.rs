@@ -17,6 +17,8 @@ pub struct MpiBootstrap {
     pub(super) size: usize,
     pub(super) timeout: Option<Duration>,
     pub(super) tracker: Arc<Tracker>,
+    /// The hang-diagnosis channel's end-of-run mark (with `-T`).
+    pub(super) finish: Option<super::oob::Finish>,
 }
 
 impl MpiBootstrap {
@@ -110,6 +112,21 @@ impl Bootstrap for MpiBootstrap {
             .chunks_exact(8)
             .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
             .collect())
+    }
+    /// Rank 0 says why; every other process finalizes MPI (which returns once every process
+    /// has stopped using it, rank 0 included) and then gives rank 0's line time to come out
+    /// before exiting, as a launcher that sees a process fail kills the rest.
+    fn end(&mut self, status: u8) {
+        if let Some(f) = &self.finish {
+            f.mark();
+        }
+        if self.rank == 0 {
+            return;
+        }
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        nb::finalize();
+        std::thread::sleep(crate::bench::job::launcher::OTHER_RANKS_WAIT);
+        std::process::exit(i32::from(status));
     }
     fn gather_lines(&mut self, local: &[String]) -> Result<Vec<String>, Error> {
         let mine = local.join("\n").into_bytes();

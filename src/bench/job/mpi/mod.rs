@@ -67,18 +67,32 @@ pub fn init(timeout: Option<Duration>) -> Result<MpiJob, Error> {
     world.all_gather_into(&mine, &mut hashes[..]);
     let local_process = crate::bench::job::host::local_rank(&hashes, rank);
     let var = |k: &str| std::env::var(k).ok();
+    // A process whose split variables are malformed joins colour 0 instead of leaving the
+    // others waiting in the split: the plan guard, the job's first exchange after this,
+    // refuses the variables on every process with one line.
     let color = crate::bench::job::split::color(
         rank,
         var("NCCL_TESTS_SPLIT_MASK").as_deref(),
         var("NCCL_TESTS_SPLIT").as_deref(),
     )
-    .map_err(Error::Usage)?;
+    .unwrap_or(0);
     let group = world
         .split_by_color(Color::with_value(int(color)?))
         .ok_or_else(|| Error::Backend("MPI_Comm_split returned no communicator".into()))?;
     let (group_rank, group_size) = (group.rank() as usize, group.size() as usize);
     let tracker = Arc::new(Tracker::new(rank, host));
-    let oob = match timeout {
+    // The channel is opened collectively, so only when every process has -T; processes that
+    // disagree open none and the plan guard names the difference.
+    let mut has = [u8::from(timeout.is_some()); 2];
+    has[1] = 1 - has[0];
+    let mut agreed = [0u8; 2];
+    world.all_reduce_into(
+        &has[..],
+        &mut agreed[..],
+        mpi::collective::SystemOperation::max(),
+    );
+    let every = agreed == [1, 0];
+    let oob = match timeout.filter(|_| every) {
         None => None,
         Some(t) => Some(open_oob(&world, rank, size, &hashes, t, &tracker)?),
     };
@@ -136,6 +150,7 @@ impl MpiJob {
             size: self.size,
             timeout: self.timeout,
             tracker: self.tracker.clone(),
+            finish: self.oob.as_ref().map(Oob::finish_handle),
         }
     }
 

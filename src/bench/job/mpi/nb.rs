@@ -179,6 +179,13 @@ pub(crate) fn abort(c: Comm, code: u8) -> ! {
     std::process::exit(i32::from(code))
 }
 
+/// `MPI_Finalize`, for a process that ends itself without unwinding (the others' finalize
+/// waits for it, so a process leaving this way leaves after every process stopped using MPI).
+pub(crate) fn finalize() {
+    // SAFETY: called once, by a process that makes no MPI call after it (it exits).
+    unsafe { ffi::MPI_Finalize() };
+}
+
 type PostFn<'a> = dyn FnOnce(*mut ffi::MPI_Request) -> c_int + 'a;
 
 fn post(what: &'static str, f: Box<PostFn<'_>>) -> Result<Posted, Error> {

@@ -65,7 +65,24 @@ pub(super) fn listen(one_host: bool) -> Result<(TcpListener, String), Error> {
     Ok((l, format!("{ip}:{port}")))
 }
 
+/// Marks the run over from outside the channel (the bootstrap, when the job stops on a
+/// failure every process agreed on): closed connections are expected from then on.
+#[derive(Clone)]
+pub struct Finish(Arc<Shared>);
+
+impl Finish {
+    /// See [`Oob::finished`].
+    pub fn mark(&self) {
+        self.0.finished.store(true, Ordering::SeqCst);
+    }
+}
+
 impl Oob {
+    /// A handle on [`Oob::finished`] for the bootstrap.
+    pub fn finish_handle(&self) -> Finish {
+        Finish(self.shared.clone())
+    }
+
     /// Rank 0's side: accepts `size - 1` members in the background.
     pub(super) fn root(l: TcpListener, size: usize, seconds: u64, tracker: Arc<Tracker>) -> Oob {
         let shared = Arc::new(Shared {

@@ -3,7 +3,10 @@
 //!
 //! A row is printed in pieces as it is measured: the key columns when it starts, each
 //! placement's columns when that placement is done, and the line end when the row is done.
-//! Every piece is flushed, so a partial line shows which case is running.
+//! Every piece is flushed, so a partial line shows which case is running. A row that never
+//! ends (a `-T` timeout or another failure mid-row) is ended with a line break before the
+//! footer, and a notice that comes mid-row waits for the row's end: the output stays whole
+//! lines.
 
 use crate::bench::output::format::{c_g, float_str};
 use crate::bench::output::Sink;
@@ -29,9 +32,10 @@ pub struct TextSink<W: Write> {
     groups: GroupTables,
     /// `NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY`: the traffic summarised after each alltoallv row.
     summary: Option<Arc<Traffic>>,
-    /// A row was started and not ended: a run stopped inside it ends the line before the
-    /// footer.
+    /// Whether a row's first pieces are out without its line end.
     open_row: bool,
+    /// Notices given while a row was open, printed after it.
+    held: String,
 }
 
 impl TextSink<io::Stdout> {
@@ -51,6 +55,7 @@ impl<W: Write> TextSink<W> {
             groups: GroupTables::default(),
             summary: None,
             open_row: false,
+            held: String::new(),
         }
     }
 
@@ -185,21 +190,29 @@ impl<W: Write> Sink for TextSink<W> {
             s += &algo_columns(row);
         }
         s += "\n";
-        self.open_row = false;
         s += &alltoallv_summary(row, self.summary.as_deref());
+        s += &std::mem::take(&mut self.held);
         self.groups.add(self.cols, row);
+        self.open_row = false;
         self.emit(&s)
     }
 
     fn notice(&mut self, line: &str) -> io::Result<()> {
+        if self.open_row {
+            self.held += &format!("{line}\n");
+            return Ok(());
+        }
         self.emit(&format!("{line}\n"))
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
-        let mut text = String::new();
-        if std::mem::take(&mut self.open_row) {
-            text += "\n";
-        }
+        // A row cut short by the failure ends here, so the footer starts its own line.
+        let mut text = if std::mem::take(&mut self.open_row) {
+            "\n".to_string()
+        } else {
+            String::new()
+        };
+        text += &std::mem::take(&mut self.held);
         text += &self.groups.render(self.cols);
         for line in summary.tuning.iter().flat_map(|t| t.lines()) {
             text += &line;

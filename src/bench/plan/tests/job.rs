@@ -92,7 +92,7 @@ fn rank1_lines(cfg: &crate::config::RunConfig) -> Vec<String> {
         size: 2,
         ..World::default()
     };
-    guard::check(&mut w, cfg, Ok(&plan)).unwrap();
+    guard::check(&mut w, cfg, crate::result::BackendKind::Host, Ok(&plan)).unwrap();
     w.sent_lines
 }
 
@@ -108,18 +108,20 @@ fn processes_with_different_plans_are_named_with_what_differs() {
         others_lines: rank1_lines(&other),
         ..World::default()
     };
-    let e = guard::check(&mut root, &cfg, Ok(&plan)).unwrap_err();
+    let e = guard::check(&mut root, &cfg, crate::result::BackendKind::Host, Ok(&plan)).unwrap_err();
     assert!(matches!(e, Error::Usage(_)), "{e:?}");
     let e = e.to_string();
     assert!(e.contains("built different plans"), "{e}");
     assert!(
-        e.contains(
-            "sizes: process 0 has 7 sizes 1048576..67108864 B, process 1 has 3 sizes \
-             1048576..4194304 B"
-        ),
+        e.contains(&format!(
+            "sizes: process 0 ({h}) has 7 sizes 1048576..67108864 B, process 1 ({h}) has 3 \
+             sizes 1048576..4194304 B",
+            h = crate::core::host::short_hostname()
+        )),
         "{e}"
     );
-    assert!(e.contains("iterations: process 0 has -w 5 -n 20"), "{e}");
+    assert!(e.contains("iterations: process 0 ("), "{e}");
+    assert!(e.contains(") has -w 5 -n 20"), "{e}");
     assert!(!e.contains("types, ops and roots"), "{e}");
     // The other process learns from rank 0 that the job stops, and says so in one line.
     let mut member = World {
@@ -128,7 +130,13 @@ fn processes_with_different_plans_are_named_with_what_differs() {
         others_max: 1,
         ..World::default()
     };
-    let e = guard::check(&mut member, &other, Ok(&plan)).unwrap_err();
+    let e = guard::check(
+        &mut member,
+        &other,
+        crate::result::BackendKind::Host,
+        Ok(&plan),
+    )
+    .unwrap_err();
     assert!(e.to_string().starts_with("process 1: "), "{e}");
 }
 
@@ -141,7 +149,7 @@ fn equal_plans_pass_and_a_failure_everywhere_reports_itself() {
         others_lines: rank1_lines(&cfg),
         ..World::default()
     };
-    guard::check(&mut root, &cfg, Ok(&plan)).unwrap();
+    guard::check(&mut root, &cfg, crate::result::BackendKind::Host, Ok(&plan)).unwrap();
     // Every process fails alike: no guard error, each process reports its own.
     let failure = Error::usage("nothing to run");
     let mut w = World {
@@ -149,30 +157,42 @@ fn equal_plans_pass_and_a_failure_everywhere_reports_itself() {
         size: 2,
         ..World::default()
     };
-    guard::check(&mut w, &cfg, Err(&failure)).unwrap();
+    guard::check(
+        &mut w,
+        &cfg,
+        crate::result::BackendKind::Host,
+        Err(&failure),
+    )
+    .unwrap();
     let mut root = World {
         size: 2,
         others_lines: w.sent_lines.clone(),
         ..World::default()
     };
-    guard::check(&mut root, &cfg, Err(&failure)).unwrap();
+    guard::check(
+        &mut root,
+        &cfg,
+        crate::result::BackendKind::Host,
+        Err(&failure),
+    )
+    .unwrap();
     // Only one fails: rank 0 names it.
     let mut root = World {
         size: 2,
         others_lines: w.sent_lines,
         ..World::default()
     };
-    let e = guard::check(&mut root, &cfg, Ok(&plan)).unwrap_err();
+    let e = guard::check(&mut root, &cfg, crate::result::BackendKind::Host, Ok(&plan)).unwrap_err();
     assert!(
         e.to_string()
-            .contains("process 1 could not build one (nothing to run)"),
+            .contains(") could not build one (nothing to run)"),
         "{e}"
     );
 }
 
 #[test]
 fn groups_of_processes_are_named_as_ranges() {
-    let line = |r: usize, d: &str| format!("{r}\tsizes\t{d} sizes\t{d}");
+    let line = |r: usize, d: &str| format!("{r}\th{}\tsizes\t{d} sizes\t{d}", r / 3);
     let lines: Vec<String> = [0, 1, 2, 5]
         .iter()
         .map(|&r| line(r, "1"))
@@ -180,10 +200,16 @@ fn groups_of_processes_are_named_as_ranges() {
         .collect();
     let v = guard::verdict(&lines).unwrap();
     assert!(
-        v.ends_with("sizes: processes 0-2,5 have 1 sizes, processes 3-4 have 2 sizes"),
+        v.ends_with(
+            "sizes: processes 0-2,5 (h0, h1) have 1 sizes, processes 3-4 (h1) have 2 sizes"
+        ),
         "{v}"
     );
     // Equal summaries with different digests show the digests.
-    let v = guard::verdict(&["0\tsizes\tsame\t01".into(), "1\tsizes\tsame\t02".into()]).unwrap();
-    assert!(v.contains("process 0 has same (digest 01)"), "{v}");
+    let v = guard::verdict(&[
+        "0\ta\tsizes\tsame\t01".into(),
+        "1\tb\tsizes\tsame\t02".into(),
+    ])
+    .unwrap();
+    assert!(v.contains("process 0 (a) has same (digest 01)"), "{v}");
 }
